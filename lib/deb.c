@@ -1,0 +1,1066 @@
+/* deb.c - reading .deb files (the container reader).
+ *
+ * Two libarchive readers are stacked: the outer one walks the ar container
+ * of the file; for control.tar* and data.tar* an inner tar reader is opened
+ * whose read callback pulls the member's bytes from the outer reader.  Only
+ * fixed-size buffers live in the object, so data.tar is streamed whatever
+ * its size.
+ */
+#include "config.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "deb.h"
+
+#define SRC_BUF_SIZE (64u * 1024)
+#define MEMBER_BUF_SIZE (64u * 1024)
+#define ZERO_BUF_SIZE (16u * 1024)
+
+/* dpkg-deb reads the version line into a small fixed buffer; a longer
+ * first line is not a version it would accept either. */
+#define FORMAT_LINE_MAX 40
+
+#define AR_MEMBER_MAX 64
+
+enum state {
+	ST_DATA,	/* positioned inside data.tar */
+	ST_DONE,	/* data.tar and the container fully checked */
+	ST_FAILED,	/* an error was reported; the reader is unusable */
+};
+
+enum comp {
+	COMP_NONE,
+	COMP_GZIP,
+	COMP_XZ,
+	COMP_ZSTD,
+	COMP_BZIP2,
+};
+
+struct unpkg_deb {
+	char *name;		/* for messages */
+	int fd;
+	bool own_fd;
+	enum state state;
+
+	struct archive *outer;	/* the ar container */
+	struct archive *inner;	/* data.tar, once reached */
+
+	/* Outer read callback bookkeeping: bytes read from the file and the
+	 * errno of a failed read, for truncation checks and messages. */
+	int64_t src_total;
+	bool src_eof;
+	int src_errno;
+
+	/* Set when the outer reader failed while feeding an inner one, so
+	 * the inner reader's complaint can be reported as truncation. */
+	bool member_failed;
+	char member_msg[256];
+
+	char format[FORMAT_LINE_MAX + 1];
+	char control_name[AR_MEMBER_MAX];
+	char data_name[AR_MEMBER_MAX];
+	/* The ar member being read, for messages. */
+	char cur_member[AR_MEMBER_MAX];
+
+	struct unpkg_deb_member *members;
+	size_t n_members;
+
+	/* Current data.tar entry. */
+	char *path_buf;
+	size_t path_cap;
+	char *link_buf;
+	size_t link_cap;
+	const char *entry_path;
+	int64_t entry_size;
+	int64_t entry_pos;	/* bytes handed out by unpkg_deb_read() */
+	bool entry_eof;		/* libarchive has no more blocks */
+	/* A block fetched from libarchive that lies beyond a hole not yet
+	 * handed out as zeros. */
+	bool pend;
+	const void *pend_buf;
+	size_t pend_len;
+	int64_t pend_off;
+
+	unsigned char src_buf[SRC_BUF_SIZE];
+	unsigned char member_buf[MEMBER_BUF_SIZE];
+	unsigned char zeros[ZERO_BUF_SIZE];
+};
+
+static const char *ar_msg(struct archive *a)
+{
+	const char *s = archive_error_string(a);
+
+	return s != NULL ? s : "unexpected end of file";
+}
+
+static la_ssize_t src_read(struct archive *a, void *client, const void **buf)
+{
+	struct unpkg_deb *deb = client;
+	ssize_t n;
+
+	do
+		n = read(deb->fd, deb->src_buf, sizeof(deb->src_buf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		deb->src_errno = errno;
+		archive_set_error(a, errno, "read error: %s", strerror(errno));
+		return -1;
+	}
+	if (n == 0)
+		deb->src_eof = true;
+	deb->src_total += n;
+	*buf = deb->src_buf;
+	return n;
+}
+
+static la_ssize_t member_read(struct archive *a, void *client,
+			      const void **buf)
+{
+	struct unpkg_deb *deb = client;
+	la_ssize_t n;
+
+	n = archive_read_data(deb->outer, deb->member_buf,
+			      sizeof(deb->member_buf));
+	if (n < 0) {
+		deb->member_failed = true;
+		snprintf(deb->member_msg, sizeof(deb->member_msg), "%s",
+			 ar_msg(deb->outer));
+		archive_set_error(a, EIO, "%s", deb->member_msg);
+		return -1;
+	}
+	*buf = deb->member_buf;
+	return n;
+}
+
+/* Report a failure of the inner reader of the current member. */
+static int inner_fail(struct unpkg_deb *deb, struct archive *in,
+		      const char *path, struct unpkg_err *err)
+{
+	const char *sep = path != NULL ? ": " : "";
+
+	if (path == NULL)
+		path = "";
+	if (deb->src_errno != 0)
+		return unpkg_err_errno(err, deb->src_errno, "%s: %s%s%s",
+				       deb->name, deb->cur_member, sep, path);
+	if (deb->member_failed)
+		return unpkg_err_set(err, UNPKG_ERR_CORRUPT,
+				     "%s: %s%s%s: truncated (%s)", deb->name,
+				     deb->cur_member, sep, path,
+				     deb->member_msg);
+	return unpkg_err_set(err, UNPKG_ERR_CORRUPT, "%s: %s%s%s: %s",
+			     deb->name, deb->cur_member, sep, path,
+			     ar_msg(in));
+}
+
+/* Report a failure of the outer reader while moving to the next member:
+ * libarchive skips the rest of the previous member first, so a short file
+ * shows up here; so does a damaged member header, which is told apart by
+ * the file not having been read to its end. */
+static int outer_fail(struct unpkg_deb *deb, struct unpkg_err *err)
+{
+	const char *member = deb->cur_member[0] ? deb->cur_member : NULL;
+
+	if (deb->src_errno != 0)
+		return unpkg_err_errno(err, deb->src_errno, "%s", deb->name);
+	if (!deb->src_eof)
+		return unpkg_err_set(err, UNPKG_ERR_CORRUPT,
+				     "%s: damaged ar member header after %s (%s)",
+				     deb->name, member ? member : "the start",
+				     ar_msg(deb->outer));
+	if (member != NULL)
+		return unpkg_err_set(err, UNPKG_ERR_CORRUPT,
+				     "%s: %s: truncated (%s)", deb->name,
+				     member, ar_msg(deb->outer));
+	return unpkg_err_set(err, UNPKG_ERR_CORRUPT, "%s: truncated (%s)",
+			     deb->name, ar_msg(deb->outer));
+}
+
+/* Move to the next ar member.  Returns 1 with *name set, 0 at a clean end
+ * of the container, -1 on error.  A partial member header at the end of
+ * the file reads as end-of-archive in libarchive; comparing what was
+ * consumed with what the file holds tells the two apart. */
+static int next_member(struct unpkg_deb *deb, const char **name,
+		       struct unpkg_err *err)
+{
+	struct archive_entry *ae;
+	const char *s;
+	int r;
+
+	r = archive_read_next_header(deb->outer, &ae);
+	if (r == ARCHIVE_EOF) {
+		if (deb->src_errno != 0)
+			return unpkg_err_errno(err, deb->src_errno, "%s",
+					       deb->name);
+		if (archive_filter_bytes(deb->outer, 0) != deb->src_total) {
+			if (deb->cur_member[0] != '\0')
+				return unpkg_err_set(err, UNPKG_ERR_CORRUPT,
+						     "%s: truncated member header after %s",
+						     deb->name,
+						     deb->cur_member);
+			return unpkg_err_set(err, UNPKG_ERR_CORRUPT,
+					     "%s: truncated", deb->name);
+		}
+		return 0;
+	}
+	if (r != ARCHIVE_OK)
+		return outer_fail(deb, err);
+	s = archive_entry_pathname(ae);
+	if (s == NULL || s[0] == '\0')
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: ar member without a name", deb->name);
+	if (strlen(s) >= sizeof(deb->cur_member))
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: ar member name too long: '%.64s...'",
+				     deb->name, s);
+	strcpy(deb->cur_member, s);
+	*name = deb->cur_member;
+	return 1;
+}
+
+/* Which compression the member name asks for.  `base` is "control.tar"
+ * or "data.tar"; the caller has checked the name starts with it. */
+static int member_comp(struct unpkg_deb *deb, const char *name,
+		       const char *base, enum comp *comp,
+		       struct unpkg_err *err)
+{
+	const char *ext = name + strlen(base);
+
+	if (ext[0] == '\0')
+		*comp = COMP_NONE;
+	else if (strcmp(ext, ".gz") == 0)
+		*comp = COMP_GZIP;
+	else if (strcmp(ext, ".xz") == 0)
+		*comp = COMP_XZ;
+	else if (strcmp(ext, ".zst") == 0)
+		*comp = COMP_ZSTD;
+	else if (strcmp(ext, ".bz2") == 0)
+		*comp = COMP_BZIP2;
+	else
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "%s: %s: unsupported compression",
+				     deb->name, name);
+	return 0;
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Open a tar reader on the current ar member with exactly the filter its
+ * name announced, so a member cannot smuggle in another format. */
+static int open_inner(struct unpkg_deb *deb, enum comp comp,
+		      struct archive **out, struct unpkg_err *err)
+{
+	struct archive *in = NULL;
+	int ret = -1;
+	int r;
+
+	in = archive_read_new();
+	if (in == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	switch (comp) {
+	case COMP_NONE:
+		r = archive_read_support_filter_none(in);
+		break;
+	case COMP_GZIP:
+		r = archive_read_support_filter_gzip(in);
+		break;
+	case COMP_XZ:
+		r = archive_read_support_filter_xz(in);
+		break;
+	case COMP_ZSTD:
+		r = archive_read_support_filter_zstd(in);
+		break;
+	case COMP_BZIP2:
+		r = archive_read_support_filter_bzip2(in);
+		break;
+	default:
+		r = ARCHIVE_FATAL;
+		break;
+	}
+	/* ARCHIVE_WARN means libarchive would run an external program;
+	 * a library must not fork behind its caller's back. */
+	if (r != ARCHIVE_OK) {
+		unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+			      "%s: %s: decompressor not built into libarchive",
+			      deb->name, deb->cur_member);
+		goto out;
+	}
+	if (archive_read_support_format_tar(in) != ARCHIVE_OK) {
+		unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED, "%s: %s: %s",
+			      deb->name, deb->cur_member, ar_msg(in));
+		goto out;
+	}
+	deb->member_failed = false;
+	if (archive_read_open(in, deb, NULL, member_read, NULL) !=
+	    ARCHIVE_OK) {
+		inner_fail(deb, in, NULL, err);
+		goto out;
+	}
+	*out = in;
+	in = NULL;
+	ret = 0;
+out:
+	if (in != NULL)
+		archive_read_free(in);
+	return ret;
+}
+
+/* Read the version line of debian-binary.  dpkg-deb looks only at the
+ * first line and ignores what follows it, and so do we. */
+static int read_format(struct unpkg_deb *deb, struct unpkg_err *err)
+{
+	char line[FORMAT_LINE_MAX + 1];
+	size_t len = 0;
+	char *nl = NULL;
+	const char *p;
+	unsigned long minor;
+	bool major_two;
+	const char *digits;
+
+	while (nl == NULL && len < sizeof(line) - 1) {
+		la_ssize_t n = archive_read_data(deb->outer, line + len,
+						 sizeof(line) - 1 - len);
+
+		if (n < 0)
+			return outer_fail(deb, err);
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		line[len] = '\0';
+		nl = memchr(line, '\n', len);
+	}
+	line[len] = '\0';
+	if (nl == NULL) {
+		if (len == sizeof(line) - 1)
+			return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+					     "%s: debian-binary: format version line too long",
+					     deb->name);
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: debian-binary: missing newline",
+				     deb->name);
+	}
+	*nl = '\0';
+	if (memchr(line, '\0', (size_t)(nl - line)) != NULL)
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: debian-binary: NUL byte in format version",
+				     deb->name);
+
+	/* <major>.<minor>, both decimal; only major 2 exists.  Leading
+	 * zeros are numbers like any other, as dpkg-deb sees them. */
+	p = line;
+	digits = p;
+	while (*p == '0')
+		p++;
+	major_two = p[0] == '2' && (p[1] < '0' || p[1] > '9');
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == digits || *p != '.')
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: debian-binary: invalid format version '%s'",
+				     deb->name, line);
+	p++;
+	digits = p;
+	minor = 0;
+	while (*p >= '0' && *p <= '9') {
+		minor = minor * 10 + (unsigned long)(*p - '0');
+		if (minor > INT_MAX)
+			return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+					     "%s: debian-binary: invalid format version '%s'",
+					     deb->name, line);
+		p++;
+	}
+	if (p == digits || *p != '\0')
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: debian-binary: invalid format version '%s'",
+				     deb->name, line);
+	if (!major_two)
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "%s: debian-binary: unsupported format version '%s'",
+				     deb->name, line);
+	strcpy(deb->format, line);
+	return 0;
+}
+
+/* Rewrite `raw` into `dst` (at least strlen(raw) + 1 bytes) in normal
+ * form.  Returns NULL, or why the name is refused. */
+static const char *normalise(const char *raw, char *dst)
+{
+	const char *p = raw;
+	char *o = dst;
+
+	if (raw[0] == '\0')
+		return "empty name";
+	/* dpkg records paths one per line in its .list files. */
+	if (strchr(raw, '\n') != NULL)
+		return "name contains a newline";
+	while (*p != '\0') {
+		const char *start;
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		start = p;
+		while (*p != '\0' && *p != '/')
+			p++;
+		len = (size_t)(p - start);
+		if (len == 0)
+			break;
+		if (len == 1 && start[0] == '.')
+			continue;
+		if (len == 2 && start[0] == '.' && start[1] == '.')
+			return "'..' component";
+		if (o != dst)
+			*o++ = '/';
+		memcpy(o, start, len);
+		o += len;
+	}
+	*o = '\0';
+	return NULL;
+}
+
+static int reserve(char **buf, size_t *cap, size_t need,
+		   struct unpkg_err *err)
+{
+	char *p;
+
+	if (need <= *cap)
+		return 0;
+	p = realloc(*buf, need);
+	if (p == NULL)
+		return unpkg_err_nomem(err);
+	*buf = p;
+	*cap = need;
+	return 0;
+}
+
+static const struct unpkg_deb_member *find_member(const struct unpkg_deb *deb,
+						  const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < deb->n_members; i++)
+		if (strcmp(deb->members[i].name, name) == 0)
+			return &deb->members[i];
+	return NULL;
+}
+
+/* Check one control.tar entry; returns 1 if it is a member to keep (its
+ * bare name in *name_out, malloc'd), 0 for the "./" entry, -1 on error. */
+static int control_entry(struct unpkg_deb *deb, struct archive_entry *ae,
+			 char **name_out, struct unpkg_err *err)
+{
+	const char *raw = archive_entry_pathname(ae);
+	mode_t type = archive_entry_filetype(ae);
+	const char *why;
+	char *name = NULL;
+	int ret = -1;
+
+	if (raw == NULL) {
+		unpkg_err_set(err, UNPKG_ERR_FORMAT,
+			      "%s: %s: member without a name", deb->name,
+			      deb->cur_member);
+		goto out;
+	}
+	name = malloc(strlen(raw) + 1);
+	if (name == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	why = normalise(raw, name);
+	if (why == NULL && raw[0] == '/')
+		why = "absolute name";
+	if (why != NULL) {
+		unpkg_err_set(err, UNPKG_ERR_UNSAFE,
+			      "%s: %s: unsafe member name '%s': %s", deb->name,
+			      deb->cur_member, raw, why);
+		goto out;
+	}
+	if (name[0] == '\0' && type == AE_IFDIR &&
+	    archive_entry_hardlink(ae) == NULL) {
+		ret = 0;
+		goto out;
+	}
+	if (name[0] == '\0' || strchr(name, '/') != NULL || type == AE_IFDIR) {
+		unpkg_err_set(err, UNPKG_ERR_FORMAT,
+			      "%s: %s: member '%s' is not directly under ./",
+			      deb->name, deb->cur_member, raw);
+		goto out;
+	}
+	if (type != AE_IFREG || archive_entry_hardlink(ae) != NULL) {
+		unpkg_err_set(err, UNPKG_ERR_FORMAT,
+			      "%s: %s: member '%s' is not a regular file",
+			      deb->name, deb->cur_member, raw);
+		goto out;
+	}
+	if (find_member(deb, name) != NULL) {
+		unpkg_err_set(err, UNPKG_ERR_FORMAT,
+			      "%s: %s: duplicate member '%s'", deb->name,
+			      deb->cur_member, name);
+		goto out;
+	}
+	*name_out = name;
+	name = NULL;
+	ret = 1;
+out:
+	free(name);
+	return ret;
+}
+
+static int read_control(struct unpkg_deb *deb, enum comp comp,
+			struct unpkg_err *err)
+{
+	struct archive *in = NULL;
+	struct archive_entry *ae;
+	char *name = NULL;
+	unsigned char *data = NULL;
+	size_t total = 0;
+	size_t cap = 0;
+	int ret = -1;
+	int r;
+
+	if (open_inner(deb, comp, &in, err) < 0)
+		goto out;
+	for (;;) {
+		struct unpkg_deb_member *m;
+		int64_t size;
+		size_t got = 0;
+
+		r = archive_read_next_header(in, &ae);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+			inner_fail(deb, in, NULL, err);
+			goto out;
+		}
+		r = control_entry(deb, ae, &name, err);
+		if (r < 0)
+			goto out;
+		if (r == 0)
+			continue;
+		size = archive_entry_size(ae);
+		if (size < 0 || (uint64_t)size > UNPKG_DEB_CONTROL_MAX - total) {
+			unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				      "%s: %s: control members exceed %u MiB",
+				      deb->name, deb->cur_member,
+				      UNPKG_DEB_CONTROL_MAX >> 20);
+			goto out;
+		}
+		data = malloc((size_t)size + 1);
+		if (data == NULL) {
+			unpkg_err_nomem(err);
+			goto out;
+		}
+		while (got < (size_t)size) {
+			la_ssize_t n = archive_read_data(in, data + got,
+							 (size_t)size - got);
+
+			if (n < 0) {
+				inner_fail(deb, in, name, err);
+				goto out;
+			}
+			if (n == 0) {
+				unpkg_err_set(err, UNPKG_ERR_CORRUPT,
+					      "%s: %s: %s: truncated",
+					      deb->name, deb->cur_member,
+					      name);
+				goto out;
+			}
+			got += (size_t)n;
+		}
+		data[got] = '\0';
+		total += got;
+		if (deb->n_members == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			struct unpkg_deb_member *nm;
+
+			nm = realloc(deb->members, ncap * sizeof(*nm));
+			if (nm == NULL) {
+				unpkg_err_nomem(err);
+				goto out;
+			}
+			deb->members = nm;
+			cap = ncap;
+		}
+		m = &deb->members[deb->n_members++];
+		m->name = name;
+		m->data = data;
+		m->size = got;
+		m->mode = archive_entry_perm(ae) & 07777;
+		name = NULL;
+		data = NULL;
+	}
+	if (find_member(deb, "control") == NULL) {
+		unpkg_err_set(err, UNPKG_ERR_FORMAT,
+			      "%s: %s: missing control file", deb->name,
+			      deb->cur_member);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(name);
+	free(data);
+	if (in != NULL)
+		archive_read_free(in);
+	return ret;
+}
+
+static int open_reader(struct unpkg_deb *deb, struct unpkg_err *err)
+{
+	const char *name;
+	enum comp comp;
+	bool have_control = false;
+	int r;
+
+	deb->outer = archive_read_new();
+	if (deb->outer == NULL)
+		return unpkg_err_nomem(err);
+	if (archive_read_support_format_ar(deb->outer) != ARCHIVE_OK)
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED, "%s: %s",
+				     deb->name, ar_msg(deb->outer));
+	if (archive_read_open(deb->outer, deb, NULL, src_read, NULL) !=
+	    ARCHIVE_OK) {
+		if (deb->src_errno != 0)
+			return unpkg_err_errno(err, deb->src_errno, "%s",
+					       deb->name);
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: not a Debian package (not an ar archive)",
+				     deb->name);
+	}
+
+	/* debian-binary must come first, before even '_' members, as in
+	 * dpkg-deb. */
+	r = next_member(deb, &name, err);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: missing debian-binary member",
+				     deb->name);
+	if (strcmp(name, "debian-binary") != 0)
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: first member is '%s', not debian-binary",
+				     deb->name, name);
+	if (read_format(deb, err) < 0)
+		return -1;
+
+	for (;;) {
+		r = next_member(deb, &name, err);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+					     "%s: missing %s member", deb->name,
+					     have_control ? "data.tar"
+							  : "control.tar");
+		if (name[0] == '_')
+			continue;
+		if (has_prefix(name, "control.tar")) {
+			if (have_control)
+				return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+						     "%s: duplicate control.tar member '%s'",
+						     deb->name, name);
+			if (member_comp(deb, name, "control.tar", &comp,
+					err) < 0)
+				return -1;
+			strcpy(deb->control_name, name);
+			if (read_control(deb, comp, err) < 0)
+				return -1;
+			have_control = true;
+			continue;
+		}
+		if (has_prefix(name, "data.tar") && have_control) {
+			if (member_comp(deb, name, "data.tar", &comp, err) < 0)
+				return -1;
+			strcpy(deb->data_name, name);
+			return open_inner(deb, comp, &deb->inner, err);
+		}
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: unexpected member '%s' before %s",
+				     deb->name, name,
+				     have_control ? "data.tar" : "control.tar");
+	}
+}
+
+int unpkg_deb_open_fd(int fd, const char *name, struct unpkg_deb **out,
+		      struct unpkg_err *err)
+{
+	struct unpkg_deb *deb = NULL;
+	int ret = -1;
+
+	deb = calloc(1, sizeof(*deb));
+	if (deb == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	deb->fd = fd;
+	deb->name = strdup(name != NULL ? name : "(unnamed)");
+	if (deb->name == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	if (open_reader(deb, err) < 0)
+		goto out;
+	deb->state = ST_DATA;
+	*out = deb;
+	deb = NULL;
+	ret = 0;
+out:
+	unpkg_deb_free(deb);
+	return ret;
+}
+
+int unpkg_deb_open(const char *path, struct unpkg_deb **out,
+		   struct unpkg_err *err)
+{
+	struct unpkg_deb *deb = NULL;
+	int fd = -1;
+	int ret = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		unpkg_err_sys(err, "%s", path);
+		goto out;
+	}
+	if (unpkg_deb_open_fd(fd, path, &deb, err) < 0)
+		goto out;
+	deb->own_fd = true;
+	fd = -1;
+	*out = deb;
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+void unpkg_deb_free(struct unpkg_deb *deb)
+{
+	size_t i;
+
+	if (deb == NULL)
+		return;
+	if (deb->inner != NULL)
+		archive_read_free(deb->inner);
+	if (deb->outer != NULL)
+		archive_read_free(deb->outer);
+	/* Nothing useful can be done about a failed close of a file that
+	 * was only read. */
+	if (deb->own_fd && deb->fd >= 0)
+		(void)close(deb->fd);
+	for (i = 0; i < deb->n_members; i++) {
+		free(deb->members[i].name);
+		free(deb->members[i].data);
+	}
+	free(deb->members);
+	free(deb->path_buf);
+	free(deb->link_buf);
+	free(deb->name);
+	free(deb);
+}
+
+const char *unpkg_deb_format(const struct unpkg_deb *deb)
+{
+	return deb->format;
+}
+
+const char *unpkg_deb_control_name(const struct unpkg_deb *deb)
+{
+	return deb->control_name;
+}
+
+const char *unpkg_deb_data_name(const struct unpkg_deb *deb)
+{
+	return deb->data_name;
+}
+
+size_t unpkg_deb_member_count(const struct unpkg_deb *deb)
+{
+	return deb->n_members;
+}
+
+const struct unpkg_deb_member *unpkg_deb_member_at(const struct unpkg_deb *deb,
+						    size_t i)
+{
+	return i < deb->n_members ? &deb->members[i] : NULL;
+}
+
+const struct unpkg_deb_member *unpkg_deb_member(const struct unpkg_deb *deb,
+						 const char *name)
+{
+	return find_member(deb, name);
+}
+
+/* After data.tar: dpkg-deb stops reading there and ignores whatever
+ * follows.  We read the container to its end anyway (it costs nothing
+ * more than the skip) and refuse anything but '_' members, which dpkg
+ * reserves for additions, so a second data.tar or stray payload cannot
+ * hide behind the one we install. */
+static int finish_container(struct unpkg_deb *deb, struct unpkg_err *err)
+{
+	const char *name;
+	int r;
+
+	for (;;) {
+		r = next_member(deb, &name, err);
+		if (r <= 0)
+			return r;
+		if (name[0] != '_')
+			return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+					     "%s: unexpected member '%s' after %s",
+					     deb->name, name, deb->data_name);
+	}
+}
+
+static int entry_type(struct archive_entry *ae, enum unpkg_entry_type *type)
+{
+	if (archive_entry_hardlink(ae) != NULL) {
+		*type = UNPKG_ENTRY_HARDLINK;
+		return 0;
+	}
+	switch (archive_entry_filetype(ae)) {
+	case AE_IFREG:
+		*type = UNPKG_ENTRY_FILE;
+		return 0;
+	case AE_IFDIR:
+		*type = UNPKG_ENTRY_DIR;
+		return 0;
+	case AE_IFLNK:
+		*type = UNPKG_ENTRY_SYMLINK;
+		return 0;
+	case AE_IFIFO:
+		*type = UNPKG_ENTRY_FIFO;
+		return 0;
+	case AE_IFCHR:
+		*type = UNPKG_ENTRY_CHR;
+		return 0;
+	case AE_IFBLK:
+		*type = UNPKG_ENTRY_BLK;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int fill_entry(struct unpkg_deb *deb, struct archive_entry *ae,
+		      struct unpkg_deb_entry *entry, struct unpkg_err *err)
+{
+	const char *raw = archive_entry_pathname(ae);
+	const char *why;
+	int64_t uid, gid;
+
+	memset(entry, 0, sizeof(*entry));
+	if (raw == NULL)
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: %s: entry without a name",
+				     deb->name, deb->data_name);
+	if (reserve(&deb->path_buf, &deb->path_cap, strlen(raw) + 1, err) < 0)
+		return -1;
+	why = normalise(raw, deb->path_buf);
+	if (why != NULL)
+		return unpkg_err_set(err, UNPKG_ERR_UNSAFE,
+				     "%s: %s: unsafe path '%s': %s", deb->name,
+				     deb->data_name, raw, why);
+	deb->entry_path = deb->path_buf;
+	entry->path = deb->path_buf;
+
+	if (entry_type(ae, &entry->type) < 0)
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "%s: %s: %s: unsupported file type (mode %06o)",
+				     deb->name, deb->data_name, raw,
+				     (unsigned)archive_entry_mode(ae));
+	if (entry->path[0] == '\0' && entry->type != UNPKG_ENTRY_DIR)
+		return unpkg_err_set(err, UNPKG_ERR_UNSAFE,
+				     "%s: %s: unsafe path '%s': names the root but is not a directory",
+				     deb->name, deb->data_name, raw);
+
+	if (entry->type == UNPKG_ENTRY_HARDLINK) {
+		const char *target = archive_entry_hardlink(ae);
+
+		if (reserve(&deb->link_buf, &deb->link_cap,
+			    strlen(target) + 1, err) < 0)
+			return -1;
+		why = normalise(target, deb->link_buf);
+		if (why == NULL && deb->link_buf[0] == '\0')
+			why = "link to the root";
+		if (why != NULL)
+			return unpkg_err_set(err, UNPKG_ERR_UNSAFE,
+					     "%s: %s: %s: unsafe hardlink target '%s': %s",
+					     deb->name, deb->data_name,
+					     entry->path, target, why);
+		entry->link = deb->link_buf;
+	} else if (entry->type == UNPKG_ENTRY_SYMLINK) {
+		entry->link = archive_entry_symlink(ae);
+		if (entry->link == NULL || entry->link[0] == '\0')
+			return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+					     "%s: %s: %s: symlink with empty target",
+					     deb->name, deb->data_name,
+					     entry->path);
+	}
+
+	uid = archive_entry_uid(ae);
+	gid = archive_entry_gid(ae);
+	/* (uid_t)-1 means "leave unchanged" to chown; it is no owner. */
+	if (uid < 0 || (uint64_t)uid >= (uid_t)-1 ||
+	    gid < 0 || (uint64_t)gid >= (gid_t)-1)
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: %s: %s: invalid owner %lld:%lld",
+				     deb->name, deb->data_name, entry->path,
+				     (long long)uid, (long long)gid);
+	entry->uid = (uid_t)uid;
+	entry->gid = (gid_t)gid;
+	entry->uname = archive_entry_uname(ae);
+	entry->gname = archive_entry_gname(ae);
+	entry->mode = archive_entry_perm(ae) & 07777;
+	entry->mtime = archive_entry_mtime(ae);
+	if (entry->type == UNPKG_ENTRY_CHR || entry->type == UNPKG_ENTRY_BLK)
+		entry->rdev = archive_entry_rdev(ae);
+	if (entry->type == UNPKG_ENTRY_FILE) {
+		entry->size = archive_entry_size(ae);
+		if (entry->size < 0)
+			return unpkg_err_set(err, UNPKG_ERR_CORRUPT,
+					     "%s: %s: %s: invalid size",
+					     deb->name, deb->data_name,
+					     entry->path);
+	}
+	return 0;
+}
+
+int unpkg_deb_next(struct unpkg_deb *deb, struct unpkg_deb_entry *entry,
+		   struct unpkg_err *err)
+{
+	struct archive_entry *ae;
+	int r;
+
+	if (deb->state == ST_DONE)
+		return 0;
+	if (deb->state == ST_FAILED)
+		return unpkg_err_set(err, UNPKG_ERR_USAGE,
+				     "%s: reader used after an error",
+				     deb->name);
+	/* Any entry data not read yet is skipped by libarchive here. */
+	deb->entry_path = NULL;
+	r = archive_read_next_header(deb->inner, &ae);
+	if (r == ARCHIVE_EOF) {
+		if (finish_container(deb, err) < 0)
+			goto fail;
+		deb->state = ST_DONE;
+		return 0;
+	}
+	if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+		inner_fail(deb, deb->inner, NULL, err);
+		goto fail;
+	}
+	if (fill_entry(deb, ae, entry, err) < 0)
+		goto fail;
+	deb->entry_size = entry->size;
+	deb->entry_pos = 0;
+	deb->entry_eof = entry->type != UNPKG_ENTRY_FILE;
+	deb->pend = false;
+	return 1;
+fail:
+	deb->state = ST_FAILED;
+	return -1;
+}
+
+static int read_fail(struct unpkg_deb *deb, const char *what,
+		     const char *detail, struct unpkg_err *err)
+{
+	unpkg_err_set(err, UNPKG_ERR_CORRUPT, "%s: %s: %s: %s (%s)",
+		      deb->name, deb->data_name, deb->entry_path, what, detail);
+	deb->state = ST_FAILED;
+	return -1;
+}
+
+int unpkg_deb_read(struct unpkg_deb *deb, const void **buf, size_t *len,
+		   struct unpkg_err *err)
+{
+	if (deb->state == ST_FAILED)
+		return unpkg_err_set(err, UNPKG_ERR_USAGE,
+				     "%s: reader used after an error",
+				     deb->name);
+	if (deb->state != ST_DATA || deb->entry_path == NULL)
+		return 0;
+	for (;;) {
+		const void *b;
+		size_t n;
+		la_int64_t off;
+		int r;
+
+		if (deb->pend) {
+			if (deb->pend_off > deb->entry_pos) {
+				int64_t hole = deb->pend_off - deb->entry_pos;
+
+				n = hole < (int64_t)sizeof(deb->zeros)
+					    ? (size_t)hole
+					    : sizeof(deb->zeros);
+				*buf = deb->zeros;
+				*len = n;
+				deb->entry_pos += (int64_t)n;
+				return 1;
+			}
+			deb->pend = false;
+			if (deb->pend_len == 0)
+				continue;
+			*buf = deb->pend_buf;
+			*len = deb->pend_len;
+			deb->entry_pos += (int64_t)deb->pend_len;
+			return 1;
+		}
+		if (deb->entry_eof) {
+			int64_t rest = deb->entry_size - deb->entry_pos;
+
+			if (rest <= 0)
+				return 0;
+			/* A sparse file may end in a hole. */
+			n = rest < (int64_t)sizeof(deb->zeros)
+				    ? (size_t)rest
+				    : sizeof(deb->zeros);
+			*buf = deb->zeros;
+			*len = n;
+			deb->entry_pos += (int64_t)n;
+			return 1;
+		}
+		r = archive_read_data_block(deb->inner, &b, &n, &off);
+		if (r == ARCHIVE_EOF) {
+			deb->entry_eof = true;
+			continue;
+		}
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+			if (deb->src_errno != 0) {
+				unpkg_err_errno(err, deb->src_errno,
+						"%s: %s: %s", deb->name,
+						deb->data_name,
+						deb->entry_path);
+				deb->state = ST_FAILED;
+				return -1;
+			}
+			if (deb->member_failed)
+				return read_fail(deb, "truncated",
+						 deb->member_msg, err);
+			return read_fail(deb, "truncated or corrupt",
+					 ar_msg(deb->inner), err);
+		}
+		if (off < deb->entry_pos || off > deb->entry_size ||
+		    (uint64_t)n > (uint64_t)(deb->entry_size - off))
+			return read_fail(deb, "corrupt",
+					 "data block outside the file", err);
+		deb->pend = true;
+		deb->pend_buf = b;
+		deb->pend_len = n;
+		deb->pend_off = off;
+	}
+}

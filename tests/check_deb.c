@@ -1,0 +1,1874 @@
+/* check_deb.c - unit tests of the .deb container reader. */
+#include "config.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "deb.h"
+#include "testutil.h"
+
+#define PATTERN_PERIOD 251
+
+static char *tmp;
+
+static void setup(void)
+{
+	tmp = tu_mkdtemp();
+}
+
+static void teardown(void)
+{
+	tu_rm_rf(tmp);
+	free(tmp);
+	tmp = NULL;
+}
+
+/* A path inside the test's temporary directory, in a static slot (a few
+ * are live at once). */
+static const char *tp(const char *name)
+{
+	static char slots[4][PATH_MAX];
+	static unsigned next;
+	char *p = slots[next++ % 4];
+
+	snprintf(p, PATH_MAX, "%s/%s", tmp, name);
+	return p;
+}
+
+static bool have_dpkg_deb(void)
+{
+	if (system("command -v dpkg-deb >/dev/null 2>&1") == 0)
+		return true;
+	/* Not silent: the run says what was not checked. */
+	fprintf(stderr, "note: dpkg-deb not found, cross-check not run\n");
+	return false;
+}
+
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+	char cmd[4 * PATH_MAX];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static struct unpkg_deb *open_ok(const char *path)
+{
+	struct unpkg_deb *deb = NULL;
+	struct unpkg_err err;
+
+	unpkg_err_init(&err);
+	ck_assert_msg(unpkg_deb_open(path, &deb, &err) == 0, "open %s: %s",
+		      path, err.msg);
+	ck_assert_ptr_nonnull(deb);
+	ck_assert_int_eq(err.code, UNPKG_ERR_NONE);
+	return deb;
+}
+
+/* Read every entry and all content.  Returns 0 or -1 (err set). */
+static int drain(struct unpkg_deb *deb, struct unpkg_err *err)
+{
+	struct unpkg_deb_entry e;
+	int r;
+
+	while ((r = unpkg_deb_next(deb, &e, err)) == 1) {
+		const void *buf;
+		size_t len;
+		int64_t total = 0;
+
+		while ((r = unpkg_deb_read(deb, &buf, &len, err)) == 1) {
+			ck_assert_uint_gt(len, 0);
+			total += (int64_t)len;
+		}
+		if (r < 0)
+			return -1;
+		ck_assert_int_eq(total, e.size);
+	}
+	return r;
+}
+
+/* The whole .deb must be refused, at open or while streaming, with
+ * `code` and a message naming the file and containing each of the
+ * NULL-terminated substrings. */
+static void refused(const char *path, enum unpkg_errcode code, ...)
+{
+	struct unpkg_deb *deb = NULL;
+	struct unpkg_err err;
+	const char *want[8];
+	size_t n = 0, i;
+	va_list ap;
+	int r;
+
+	va_start(ap, code);
+	while (n < 8 && (want[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	unpkg_err_init(&err);
+	r = unpkg_deb_open(path, &deb, &err);
+	if (r == 0) {
+		ck_assert_ptr_nonnull(deb);
+		r = drain(deb, &err);
+		unpkg_deb_free(deb);
+	} else {
+		ck_assert_ptr_null(deb);
+	}
+	ck_assert_msg(r == -1, "%s was accepted (expected '%s' '%s')", path,
+		      n > 0 ? want[0] : "", n > 1 ? want[1] : "");
+	ck_assert_msg(err.code == code, "%s: code %d, want %d (%s)", path,
+		      err.code, code, err.msg);
+	ck_assert_msg(strncmp(err.msg, path, strlen(path)) == 0,
+		      "message does not start with the file name: %s", err.msg);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(strstr(err.msg, want[i]) != NULL,
+			      "message '%s' lacks '%s'", err.msg, want[i]);
+}
+
+static void accepted(const char *path)
+{
+	struct unpkg_deb *deb = open_ok(path);
+	struct unpkg_err err;
+
+	unpkg_err_init(&err);
+	ck_assert_msg(drain(deb, &err) == 0, "%s: %s", path, err.msg);
+	unpkg_deb_free(deb);
+}
+
+/* The current entry's content, malloc'd and NUL-terminated. */
+static char *slurp(struct unpkg_deb *deb, size_t *out_len)
+{
+	struct unpkg_err err;
+	const void *buf;
+	size_t len;
+	char *all = NULL;
+	size_t n = 0;
+	int r;
+
+	unpkg_err_init(&err);
+	while ((r = unpkg_deb_read(deb, &buf, &len, &err)) == 1) {
+		all = realloc(all, n + len + 1);
+		ck_assert_ptr_nonnull(all);
+		memcpy(all + n, buf, len);
+		n += len;
+	}
+	ck_assert_msg(r == 0, "read: %s", err.msg);
+	if (all == NULL)
+		all = calloc(1, 1);
+	ck_assert_ptr_nonnull(all);
+	all[n] = '\0';
+	if (out_len != NULL)
+		*out_len = n;
+	return all;
+}
+
+static void next_ok(struct unpkg_deb *deb, struct unpkg_deb_entry *e)
+{
+	struct unpkg_err err;
+	int r;
+
+	unpkg_err_init(&err);
+	r = unpkg_deb_next(deb, e, &err);
+	ck_assert_msg(r == 1, "next returned %d: %s", r, err.msg);
+}
+
+static void at_end(struct unpkg_deb *deb)
+{
+	struct unpkg_deb_entry e;
+	struct unpkg_err err;
+
+	unpkg_err_init(&err);
+	ck_assert_msg(unpkg_deb_next(deb, &e, &err) == 0, "not at end: %s",
+		      err.msg);
+	/* Idempotent at the end. */
+	ck_assert_int_eq(unpkg_deb_next(deb, &e, &err), 0);
+}
+
+static void build_simple(const char *path, const char *ccomp,
+			 const char *dcomp)
+{
+	static const struct tu_entry ents[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'd', .path = "./usr/" },
+		{ .type = 'f', .path = "./usr/hello", .data = "hello world\n" },
+		{ .type = 'f', .path = "./usr/big", .size = 100000 },
+	};
+	static const struct tu_entry cm[] = {
+		{ .type = 'f', .path = "./postinst", .data = "#!/bin/sh\n",
+		  .mode = 0755 },
+	};
+	struct tu_deb d = {
+		.control = "Package: p\nVersion: 1\n",
+		.control_members = cm, .n_control_members = 1,
+		.entries = ents, .n_entries = 4,
+		.control_comp = ccomp, .data_comp = dcomp,
+	};
+
+	tu_build_deb(path, &d);
+}
+
+static void check_pattern(const unsigned char *buf, size_t len,
+			  int64_t offset)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (buf[i] != (unsigned char)((offset + (int64_t)i) %
+					      PATTERN_PERIOD))
+			ck_abort_msg("content differs at offset %lld",
+				     (long long)(offset + (int64_t)i));
+}
+
+/* Check what build_simple() wrote. */
+static void check_simple(const char *path, const char *cname,
+			 const char *dname)
+{
+	struct unpkg_deb *deb = open_ok(path);
+	const struct unpkg_deb_member *m;
+	struct unpkg_deb_entry e;
+	size_t len;
+	char *s;
+
+	ck_assert_str_eq(unpkg_deb_format(deb), "2.0");
+	ck_assert_str_eq(unpkg_deb_control_name(deb), cname);
+	ck_assert_str_eq(unpkg_deb_data_name(deb), dname);
+	ck_assert_uint_eq(unpkg_deb_member_count(deb), 2);
+	m = unpkg_deb_member_at(deb, 0);
+	ck_assert_str_eq(m->name, "control");
+	ck_assert_str_eq((const char *)m->data, "Package: p\nVersion: 1\n");
+	ck_assert_uint_eq(m->size, strlen("Package: p\nVersion: 1\n"));
+	ck_assert_int_eq(m->data[m->size], 0);
+	ck_assert_int_eq(m->mode, 0644);
+	m = unpkg_deb_member_at(deb, 1);
+	ck_assert_str_eq(m->name, "postinst");
+	ck_assert_int_eq(m->mode, 0755);
+	ck_assert_ptr_eq(unpkg_deb_member(deb, "postinst"), m);
+	ck_assert_ptr_null(unpkg_deb_member_at(deb, 2));
+	ck_assert_ptr_null(unpkg_deb_member(deb, "preinst"));
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "");
+	ck_assert_int_eq(e.type, UNPKG_ENTRY_DIR);
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "usr");
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "usr/hello");
+	ck_assert_int_eq(e.size, 12);
+	s = slurp(deb, &len);
+	ck_assert_str_eq(s, "hello world\n");
+	free(s);
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "usr/big");
+	s = slurp(deb, &len);
+	ck_assert_uint_eq(len, 100000);
+	check_pattern((unsigned char *)s, len, 0);
+	free(s);
+	at_end(deb);
+	unpkg_deb_free(deb);
+}
+
+static const char *const comps[] = { "none", "gz", "xz", "zst", "bz2" };
+
+START_TEST(test_all_compressions)
+{
+	size_t i, j;
+
+	for (i = 0; i < 5; i++) {
+		for (j = 0; j < 5; j++) {
+			char cname[32], dname[32];
+			const char *p = tp("c.deb");
+
+			build_simple(p, comps[i], comps[j]);
+			snprintf(cname, sizeof(cname), "control.tar%s%s",
+				 i ? "." : "", i ? comps[i] : "");
+			snprintf(dname, sizeof(dname), "data.tar%s%s",
+				 j ? "." : "", j ? comps[j] : "");
+			check_simple(p, cname, dname);
+		}
+	}
+}
+END_TEST
+
+static const struct tu_entry all_types[] = {
+	{ .type = 'd', .path = "./" },
+	{ .type = 'd', .path = "./usr/", .mode = 0755, .mtime = 1000 },
+	{ .type = 'd', .path = "./tmp/", .mode = 01777 },
+	{ .type = 'f', .path = "./usr/suid", .data = "#!/bin/sh\n",
+	  .mode = 04755, .uid = 1234, .gid = 5678, .uname = "alice",
+	  .gname = "staff", .mtime = 1700000000 },
+	{ .type = 'f', .path = "./usr/sgid", .data = "x", .mode = 02711 },
+	{ .type = 'f', .path = "./usr/empty", .data = "" },
+	{ .type = 'h', .path = "./usr/hard", .data = "./usr/suid" },
+	{ .type = 'l', .path = "./usr/sym", .data = "../tmp/x" },
+	{ .type = 'p', .path = "./usr/fifo", .mode = 0600 },
+	{ .type = 'c', .path = "./usr/null", .mode = 0666 },
+	{ .type = 'b', .path = "./usr/sda", .mode = 0660, .gid = 6,
+	  .gname = "disk" },
+};
+
+START_TEST(test_entry_types)
+{
+	struct tu_entry ents[sizeof(all_types) / sizeof(all_types[0])];
+	const char *p = tp("t.deb");
+	struct tu_deb d = { .entries = ents,
+			    .n_entries = sizeof(ents) / sizeof(ents[0]) };
+	struct unpkg_deb *deb;
+	struct unpkg_deb_entry e;
+	char *s;
+
+	memcpy(ents, all_types, sizeof(ents));
+	ents[9].rdev = makedev(1, 3);
+	ents[10].rdev = makedev(8, 1);
+	tu_build_deb(p, &d);
+	deb = open_ok(p);
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "");
+	ck_assert_int_eq(e.type, UNPKG_ENTRY_DIR);
+	ck_assert_int_eq(e.mode, 0755);
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "usr");
+	ck_assert_int_eq(e.type, UNPKG_ENTRY_DIR);
+	ck_assert_int_eq(e.mtime, 1000);
+	ck_assert_ptr_null(e.link);
+	ck_assert_int_eq(e.size, 0);
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "tmp");
+	ck_assert_int_eq(e.mode, 01777);
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "usr/suid");
+	ck_assert_int_eq(e.type, UNPKG_ENTRY_FILE);
+	ck_assert_int_eq(e.mode, 04755);
+	ck_assert_int_eq(e.uid, 1234);
+	ck_assert_int_eq(e.gid, 5678);
+	ck_assert_str_eq(e.uname, "alice");
+	ck_assert_str_eq(e.gname, "staff");
+	ck_assert_int_eq(e.mtime, 1700000000);
+	ck_assert_int_eq(e.size, 10);
+	s = slurp(deb, NULL);
+	ck_assert_str_eq(s, "#!/bin/sh\n");
+	free(s);
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "usr/sgid");
+	ck_assert_int_eq(e.mode, 02711);
+	ck_assert_str_eq(e.uname, "root");
+	ck_assert_str_eq(e.gname, "root");
+	ck_assert_int_eq(e.uid, 0);
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "usr/empty");
+	ck_assert_int_eq(e.type, UNPKG_ENTRY_FILE);
+	ck_assert_int_eq(e.size, 0);
+	s = slurp(deb, NULL);
+	ck_assert_str_eq(s, "");
+	free(s);
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "usr/hard");
+	ck_assert_int_eq(e.type, UNPKG_ENTRY_HARDLINK);
+	ck_assert_str_eq(e.link, "usr/suid");
+	ck_assert_int_eq(e.size, 0);
+	s = slurp(deb, NULL);
+	ck_assert_str_eq(s, "");
+	free(s);
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "usr/sym");
+	ck_assert_int_eq(e.type, UNPKG_ENTRY_SYMLINK);
+	ck_assert_str_eq(e.link, "../tmp/x");
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "usr/fifo");
+	ck_assert_int_eq(e.type, UNPKG_ENTRY_FIFO);
+	ck_assert_int_eq(e.mode, 0600);
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "usr/null");
+	ck_assert_int_eq(e.type, UNPKG_ENTRY_CHR);
+	ck_assert_int_eq(major(e.rdev), 1);
+	ck_assert_int_eq(minor(e.rdev), 3);
+	ck_assert_int_eq(e.mode, 0666);
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "usr/sda");
+	ck_assert_int_eq(e.type, UNPKG_ENTRY_BLK);
+	ck_assert_int_eq(major(e.rdev), 8);
+	ck_assert_int_eq(minor(e.rdev), 1);
+	ck_assert_int_eq(e.gid, 6);
+	ck_assert_str_eq(e.gname, "disk");
+
+	at_end(deb);
+	unpkg_deb_free(deb);
+}
+END_TEST
+
+/* dpkg-deb is the oracle for what a .deb is: it must accept what
+ * tu_build_deb() writes, in every compression dpkg 1.21 knows. */
+START_TEST(test_dpkg_deb_accepts_built)
+{
+	struct tu_entry ents[sizeof(all_types) / sizeof(all_types[0])];
+	static const char *const dpkg_comps[] = { "none", "gz", "xz", "zst" };
+	const char *p = tp("o.deb");
+	const char *list = tp("list");
+	size_t i;
+	char *s;
+
+	if (!have_dpkg_deb())
+		return;
+	memcpy(ents, all_types, sizeof(ents));
+	for (i = 0; i < 4; i++) {
+		struct tu_deb d = {
+			.entries = ents,
+			.n_entries = sizeof(ents) / sizeof(ents[0]),
+			.control_comp = dpkg_comps[i],
+			.data_comp = dpkg_comps[3 - i],
+		};
+
+		tu_build_deb(p, &d);
+		ck_assert_int_eq(run("dpkg-deb --info '%s' >/dev/null", p), 0);
+		ck_assert_int_eq(run("dpkg-deb --field '%s' Package | grep -qx unpkg-test",
+				     p), 0);
+		ck_assert_int_eq(run("dpkg-deb --contents '%s' >'%s'", p, list),
+				 0);
+		s = tu_read_file(list, NULL);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_ptr_nonnull(strstr(s, "./usr/hard link to ./usr/suid"));
+		ck_assert_ptr_nonnull(strstr(s, "./usr/sym -> ../tmp/x"));
+		ck_assert_ptr_nonnull(strstr(s, "-rwsr-xr-x alice/staff"));
+		free(s);
+	}
+}
+END_TEST
+
+START_TEST(test_large_file_streamed)
+{
+	const size_t size = 20u << 20;
+	struct tu_entry ents[] = {
+		{ .type = 'f', .path = "./big", .size = size },
+		{ .type = 'f', .path = "./after", .data = "tail" },
+	};
+	struct tu_deb d = { .entries = ents, .n_entries = 2,
+			    .data_comp = "zst" };
+	const char *p = tp("big.deb");
+	struct unpkg_deb *deb;
+	struct unpkg_deb_entry e;
+	struct unpkg_err err;
+	const void *buf;
+	size_t len, maxblock = 0;
+	int64_t off = 0;
+	int r;
+	char *s;
+
+	tu_build_deb(p, &d);
+	deb = open_ok(p);
+	next_ok(deb, &e);
+	ck_assert_int_eq(e.size, (int64_t)size);
+	unpkg_err_init(&err);
+	while ((r = unpkg_deb_read(deb, &buf, &len, &err)) == 1) {
+		check_pattern(buf, len, off);
+		off += (int64_t)len;
+		if (len > maxblock)
+			maxblock = len;
+	}
+	ck_assert_msg(r == 0, "%s", err.msg);
+	ck_assert_int_eq(off, (int64_t)size);
+	/* Streamed in blocks, not handed out whole. */
+	ck_assert_uint_le(maxblock, 1u << 20);
+	ck_assert_int_eq(unpkg_deb_read(deb, &buf, &len, &err), 0);
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "after");
+	s = slurp(deb, NULL);
+	ck_assert_str_eq(s, "tail");
+	free(s);
+	at_end(deb);
+	unpkg_deb_free(deb);
+}
+END_TEST
+
+START_TEST(test_skip_unread_data)
+{
+	struct tu_entry ents[] = {
+		{ .type = 'f', .path = "./a", .size = 3u << 20 },
+		{ .type = 'f', .path = "./b", .size = 1u << 20 },
+		{ .type = 'f', .path = "./c", .data = "see" },
+		{ .type = 'f', .path = "./d", .size = 70000 },
+	};
+	const char *p = tp("skip.deb");
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		struct tu_deb d = { .entries = ents, .n_entries = 4,
+				    .data_comp = comps[i] };
+		struct unpkg_deb *deb;
+		struct unpkg_deb_entry e;
+		struct unpkg_err err;
+		const void *buf;
+		size_t len;
+		char *s;
+
+		tu_build_deb(p, &d);
+		deb = open_ok(p);
+		unpkg_err_init(&err);
+		next_ok(deb, &e);
+		ck_assert_str_eq(e.path, "a");
+		/* Nothing read. */
+		next_ok(deb, &e);
+		ck_assert_str_eq(e.path, "b");
+		/* One block read. */
+		ck_assert_int_eq(unpkg_deb_read(deb, &buf, &len, &err), 1);
+		check_pattern(buf, len, 0);
+		next_ok(deb, &e);
+		ck_assert_str_eq(e.path, "c");
+		s = slurp(deb, NULL);
+		ck_assert_str_eq(s, "see");
+		free(s);
+		next_ok(deb, &e);
+		ck_assert_str_eq(e.path, "d");
+		at_end(deb);
+		/* Reading past the end is harmless. */
+		ck_assert_int_eq(unpkg_deb_read(deb, &buf, &len, &err), 0);
+		unpkg_deb_free(deb);
+	}
+}
+END_TEST
+
+/* A pax archive with GNU sparse 1.0 entries (libarchive's writer makes
+ * them), wrapped in a .deb by hand. */
+static void build_sparse_deb(const char *path, int64_t size,
+			     const int64_t (*map)[2], size_t nmap,
+			     const char *file_name)
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *ae = archive_entry_new();
+	unsigned char *content;
+	char *tarpath = malloc(strlen(path) + 5);
+	char *tar, *ctl;
+	size_t tarlen, ctllen;
+	size_t i;
+	static const struct tu_entry cent[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./control", .data = "Package: s\n" },
+	};
+
+	ck_assert_ptr_nonnull(tarpath);
+	sprintf(tarpath, "%s.tar", path);
+	content = calloc(1, (size_t)size);
+	ck_assert_ptr_nonnull(content);
+	for (i = 0; i < nmap; i++)
+		memset(content + map[i][0], 'a' + (int)i, (size_t)map[i][1]);
+	ck_assert_int_eq(archive_write_set_format_pax(a), ARCHIVE_OK);
+	ck_assert_int_eq(archive_write_open_filename(a, tarpath), ARCHIVE_OK);
+	archive_entry_set_pathname(ae, file_name);
+	archive_entry_set_filetype(ae, AE_IFREG);
+	archive_entry_set_perm(ae, 0644);
+	archive_entry_set_size(ae, size);
+	for (i = 0; i < nmap; i++)
+		archive_entry_sparse_add_entry(ae, map[i][0], map[i][1]);
+	ck_assert_int_eq(archive_write_header(a, ae), ARCHIVE_OK);
+	ck_assert_int_eq(archive_write_data(a, content, (size_t)size), size);
+	archive_entry_clear(ae);
+	archive_entry_set_pathname(ae, "./after");
+	archive_entry_set_filetype(ae, AE_IFREG);
+	archive_entry_set_perm(ae, 0644);
+	archive_entry_set_size(ae, 5);
+	ck_assert_int_eq(archive_write_header(a, ae), ARCHIVE_OK);
+	ck_assert_int_eq(archive_write_data(a, "after", 5), 5);
+	ck_assert_int_eq(archive_write_close(a), ARCHIVE_OK);
+	archive_write_free(a);
+	archive_entry_free(ae);
+	free(content);
+
+	tar = tu_read_file(tarpath, &tarlen);
+	ck_assert_ptr_nonnull(tar);
+	/* Really sparse: far smaller than the file it holds. */
+	ck_assert_uint_lt(tarlen, (size_t)size / 2);
+	tu_build_tar(cent, 2, "none", (void **)&ctl, &ctllen);
+	{
+		const struct tu_member mem[] = {
+			{ "debian-binary", "2.0\n", 4 },
+			{ "control.tar", ctl, ctllen },
+			{ "data.tar", tar, tarlen },
+		};
+		struct tu_deb d = { .members = mem, .n_members = 3 };
+
+		tu_build_deb(path, &d);
+	}
+	free(tar);
+	free(ctl);
+	unlink(tarpath);
+	free(tarpath);
+}
+
+static void check_sparse(const char *path, int64_t size,
+			 const int64_t (*map)[2], size_t nmap)
+{
+	struct unpkg_deb *deb = open_ok(path);
+	struct unpkg_deb_entry e;
+	size_t len, i;
+	int64_t k;
+	char *s;
+
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "sparse");
+	ck_assert_int_eq(e.size, size);
+	s = slurp(deb, &len);
+	ck_assert_uint_eq(len, (size_t)size);
+	for (k = 0; k < size; k++) {
+		char want = 0;
+
+		for (i = 0; i < nmap; i++)
+			if (k >= map[i][0] && k < map[i][0] + map[i][1])
+				want = (char)('a' + (int)i);
+		if (s[k] != want)
+			ck_abort_msg("sparse content differs at %lld",
+				     (long long)k);
+	}
+	free(s);
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "after");
+	s = slurp(deb, NULL);
+	ck_assert_str_eq(s, "after");
+	free(s);
+	at_end(deb);
+	unpkg_deb_free(deb);
+}
+
+START_TEST(test_sparse_files)
+{
+	/* Holes at the start, between and at the end. */
+	static const int64_t map1[][2] = {
+		{ 1 << 20, 4096 }, { 2 << 20, 100 },
+	};
+	/* Data at the start, a hole, data up to the end. */
+	static const int64_t map2[][2] = {
+		{ 0, 70000 }, { (3 << 20) - 5000, 5000 },
+	};
+	const char *p = tp("sparse.deb");
+
+	build_sparse_deb(p, 3 << 20, map1, 2, "./sparse");
+	check_sparse(p, 3 << 20, map1, 2);
+	build_sparse_deb(p, 3 << 20, map2, 2, "sparse");
+	check_sparse(p, 3 << 20, map2, 2);
+	if (have_dpkg_deb())
+		ck_assert_int_eq(run("dpkg-deb --fsys-tarfile '%s' | tar -tf - >/dev/null",
+				     p), 0);
+}
+END_TEST
+
+START_TEST(test_path_normalisation)
+{
+	static const struct tu_entry ents[] = {
+		{ .type = 'd', .path = "." },
+		{ .type = 'd', .path = "./usr/bin/" },
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "/etc/x", .data = "x" },
+		{ .type = 'f', .path = "a//b/./c", .data = "c" },
+		{ .type = 'd', .path = "//" },
+		{ .type = 'f', .path = "./.hidden/..x/x..", .data = "y" },
+		{ .type = 'h', .path = "./usr/bin/h", .data = "/a//b/./c" },
+		{ .type = 'h', .path = "./usr/bin/h2", .data = "./etc/x" },
+		{ .type = 'l', .path = "usr/l", .data = "/abs//path/../x" },
+		{ .type = 'd', .path = "usr/./bin/.//" },
+	};
+	static const char *const want[] = {
+		"", "usr/bin", "", "etc/x", "a/b/c", "", ".hidden/..x/x..",
+		"usr/bin/h", "usr/bin/h2", "usr/l", "usr/bin",
+	};
+	struct tu_deb d = { .entries = ents, .n_entries = 11 };
+	const char *p = tp("n.deb");
+	struct unpkg_deb *deb;
+	struct unpkg_deb_entry e;
+	size_t i;
+
+	tu_build_deb(p, &d);
+	deb = open_ok(p);
+	for (i = 0; i < 11; i++) {
+		next_ok(deb, &e);
+		ck_assert_str_eq(e.path, want[i]);
+		if (i == 7)
+			ck_assert_str_eq(e.link, "a/b/c");
+		if (i == 8)
+			ck_assert_str_eq(e.link, "etc/x");
+		/* Symlink targets are kept verbatim. */
+		if (i == 9)
+			ck_assert_str_eq(e.link, "/abs//path/../x");
+	}
+	at_end(deb);
+	unpkg_deb_free(deb);
+}
+END_TEST
+
+static void one_entry_refused(const struct tu_entry *ent, const char *raw,
+			      enum unpkg_errcode code, const char *why)
+{
+	struct tu_entry ents[] = {
+		{ .type = 'd', .path = "./" },
+		*ent,
+	};
+	struct tu_deb d = { .entries = ents, .n_entries = 2 };
+	const char *p = tp("u.deb");
+
+	tu_build_deb(p, &d);
+	refused(p, code, "data.tar.gz", raw, why, NULL);
+}
+
+START_TEST(test_unsafe_paths)
+{
+	static const struct {
+		struct tu_entry e;
+		const char *why;
+	} cases[] = {
+		{ { .type = 'f', .path = "../x", .data = "" }, "'..'" },
+		{ { .type = 'f', .path = "./a/../b", .data = "" }, "'..'" },
+		{ { .type = 'd', .path = "./a/.." }, "'..'" },
+		{ { .type = 'd', .path = "/.." }, "'..'" },
+		{ { .type = 'f', .path = "./a\nb", .data = "" }, "newline" },
+		{ { .type = 'f', .path = ".", .data = "" }, "root" },
+		{ { .type = 'l', .path = ".", .data = "x" }, "root" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		one_entry_refused(&cases[i].e, cases[i].e.path,
+				  UNPKG_ERR_UNSAFE, cases[i].why);
+}
+END_TEST
+
+START_TEST(test_unsafe_hardlinks)
+{
+	static const struct tu_entry cases[] = {
+		{ .type = 'h', .path = "./x", .data = "../etc/passwd" },
+		{ .type = 'h', .path = "./x", .data = "a/../../b" },
+		{ .type = 'h', .path = "./x", .data = "./" },
+		{ .type = 'h', .path = "./x", .data = "a\nb" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		one_entry_refused(&cases[i], cases[i].data, UNPKG_ERR_UNSAFE,
+				  "unsafe hardlink target");
+}
+END_TEST
+
+START_TEST(test_bad_entries)
+{
+	static const struct tu_entry nolink = {
+		.type = 'l', .path = "./l", .data = "",
+	};
+	static const struct tu_entry baduid = {
+		.type = 'f', .path = "./u", .data = "", .uid = (uid_t)-1,
+	};
+	static const struct tu_entry badgid = {
+		.type = 'd', .path = "./g", .gid = (gid_t)-1,
+	};
+
+	one_entry_refused(&nolink, ": l: ", UNPKG_ERR_FORMAT, "empty target");
+	one_entry_refused(&baduid, "u", UNPKG_ERR_FORMAT, "invalid owner");
+	one_entry_refused(&badgid, "g", UNPKG_ERR_FORMAT, "invalid owner");
+}
+END_TEST
+
+/* A ustar header with any name, even an empty one, which libarchive's
+ * writers refuse to produce. */
+static void raw_tar_header(unsigned char *h, const char *name, char type)
+{
+	unsigned sum = 0;
+	size_t i;
+
+	memset(h, 0, 512);
+	memcpy(h, name, strlen(name));
+	memcpy(h + 100, "0000644", 8);
+	memcpy(h + 108, "0000000", 8);
+	memcpy(h + 116, "0000000", 8);
+	memcpy(h + 124, "00000000000", 12);
+	memcpy(h + 136, "00000000000", 12);
+	h[156] = (unsigned char)type;
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+}
+
+START_TEST(test_empty_name)
+{
+	unsigned char tar[512 * 4];
+	char *ctl;
+	size_t ctllen;
+	const char *p = tp("e.deb");
+	static const struct tu_entry cent[] = {
+		{ .type = 'f', .path = "./control", .data = "Package: e\n" },
+	};
+
+	memset(tar, 0, sizeof(tar));
+	raw_tar_header(tar, "./", '5');
+	raw_tar_header(tar + 512, "", '0');
+	tu_build_tar(cent, 1, "none", (void **)&ctl, &ctllen);
+	{
+		const struct tu_member mem[] = {
+			{ "debian-binary", "2.0\n", 4 },
+			{ "control.tar", ctl, ctllen },
+			{ "data.tar", tar, sizeof(tar) },
+		};
+		struct tu_deb d = { .members = mem, .n_members = 3 };
+
+		tu_build_deb(p, &d);
+	}
+	free(ctl);
+	refused(p, UNPKG_ERR_UNSAFE, "data.tar", "empty name", NULL);
+
+	/* The same archive with a proper name is fine, so the refusal above
+	 * is about the name. */
+	raw_tar_header(tar + 512, "./ok", '0');
+	tu_build_tar(cent, 1, "none", (void **)&ctl, &ctllen);
+	{
+		const struct tu_member mem[] = {
+			{ "debian-binary", "2.0\n", 4 },
+			{ "control.tar", ctl, ctllen },
+			{ "data.tar", tar, sizeof(tar) },
+		};
+		struct tu_deb d = { .members = mem, .n_members = 3 };
+
+		tu_build_deb(p, &d);
+	}
+	free(ctl);
+	accepted(p);
+}
+END_TEST
+
+static void build_with_db(const char *path, const char *db, size_t dblen)
+{
+	static const struct tu_entry cent[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./control", .data = "Package: v\n" },
+	};
+	static const struct tu_entry dent[] = {
+		{ .type = 'f', .path = "./f", .data = "f" },
+	};
+	char *ctl, *data;
+	size_t ctllen, datalen;
+
+	tu_build_tar(cent, 2, "gz", (void **)&ctl, &ctllen);
+	tu_build_tar(dent, 1, "xz", (void **)&data, &datalen);
+	{
+		const struct tu_member mem[] = {
+			{ "debian-binary", db, dblen },
+			{ "control.tar.gz", ctl, ctllen },
+			{ "data.tar.xz", data, datalen },
+		};
+		struct tu_deb d = { .members = mem, .n_members = 3 };
+
+		tu_build_deb(path, &d);
+	}
+	free(ctl);
+	free(data);
+}
+
+START_TEST(test_debian_binary)
+{
+	static const struct {
+		const char *db;
+		const char *format;	/* NULL: refused */
+		enum unpkg_errcode code;
+		const char *why;
+	} cases[] = {
+		{ "2.0\n", "2.0", 0, NULL },
+		{ "2.1\n", "2.1", 0, NULL },
+		{ "2.10\n", "2.10", 0, NULL },
+		{ "02.0\n", "02.0", 0, NULL },
+		/* dpkg-deb reads only the first line. */
+		{ "2.0\nextra", "2.0", 0, NULL },
+		{ "2.0\n\n", "2.0", 0, NULL },
+		{ "3.0\n", NULL, UNPKG_ERR_UNSUPPORTED,
+		  "debian-binary: unsupported format version '3.0'" },
+		{ "1.0\n", NULL, UNPKG_ERR_UNSUPPORTED,
+		  "unsupported format version '1.0'" },
+		{ "0.939000\n", NULL, UNPKG_ERR_UNSUPPORTED, "0.939000" },
+		{ "20.0\n", NULL, UNPKG_ERR_UNSUPPORTED, "'20.0'" },
+		{ "2.0", NULL, UNPKG_ERR_FORMAT, "missing newline" },
+		{ "", NULL, UNPKG_ERR_FORMAT, "missing newline" },
+		{ "2\n", NULL, UNPKG_ERR_FORMAT, "invalid format version" },
+		{ "2.\n", NULL, UNPKG_ERR_FORMAT, "invalid format version" },
+		{ "2.x\n", NULL, UNPKG_ERR_FORMAT, "invalid format version" },
+		{ "2.0 \n", NULL, UNPKG_ERR_FORMAT, "invalid format version" },
+		{ "2.0\r\n", NULL, UNPKG_ERR_FORMAT, "invalid format version" },
+		{ "2.0.1\n", NULL, UNPKG_ERR_FORMAT, "invalid format version" },
+		{ " 2.0\n", NULL, UNPKG_ERR_FORMAT, "invalid format version" },
+		{ "\n", NULL, UNPKG_ERR_FORMAT, "invalid format version" },
+		{ "2.99999999999999999999\n", NULL, UNPKG_ERR_FORMAT,
+		  "invalid format version" },
+		{ "2.000000000000000000000000000000000000000000000001\n", NULL,
+		  UNPKG_ERR_FORMAT, "too long" },
+	};
+	const char *p = tp("v.deb");
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		build_with_db(p, cases[i].db, strlen(cases[i].db));
+		if (cases[i].format != NULL) {
+			struct unpkg_deb *deb = open_ok(p);
+
+			ck_assert_str_eq(unpkg_deb_format(deb),
+					 cases[i].format);
+			unpkg_deb_free(deb);
+		} else {
+			refused(p, cases[i].code, cases[i].why, NULL);
+		}
+	}
+
+	/* A NUL byte in the version line. */
+	build_with_db(p, "2\0.0\n", 5);
+	refused(p, UNPKG_ERR_FORMAT, "debian-binary", NULL);
+	/* Exact wording for the common case. */
+	{
+		char want[PATH_MAX + 64];
+
+		build_with_db(p, "3.0\n", 4);
+		snprintf(want, sizeof(want),
+			 "%s: debian-binary: unsupported format version '3.0'",
+			 p);
+		refused(p, UNPKG_ERR_UNSUPPORTED, want, NULL);
+	}
+}
+END_TEST
+
+/* The pieces of a valid package, to assemble in any order. */
+struct parts {
+	char *ctl;
+	size_t ctllen;
+	char *data;
+	size_t datalen;
+};
+
+static void make_parts(struct parts *pt, const char *ccomp, const char *dcomp)
+{
+	static const struct tu_entry cent[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./control", .data = "Package: m\n" },
+	};
+	static const struct tu_entry dent[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./f", .data = "content" },
+	};
+
+	tu_build_tar(cent, 2, ccomp, (void **)&pt->ctl, &pt->ctllen);
+	tu_build_tar(dent, 2, dcomp, (void **)&pt->data, &pt->datalen);
+}
+
+static void free_parts(struct parts *pt)
+{
+	free(pt->ctl);
+	free(pt->data);
+}
+
+static void build_members(const char *path, const struct tu_member *m,
+			  size_t n)
+{
+	struct tu_deb d = { .members = m, .n_members = n };
+
+	tu_build_deb(path, &d);
+}
+
+START_TEST(test_member_order)
+{
+	struct parts pt;
+	const char *p = tp("m.deb");
+
+	make_parts(&pt, "gz", "gz");
+#define DB { "debian-binary", "2.0\n", 4 }
+#define CTL { "control.tar.gz", pt.ctl, pt.ctllen }
+#define DATA { "data.tar.gz", pt.data, pt.datalen }
+	{
+		const struct tu_member m[] = { DB, CTL, DATA };
+
+		build_members(p, m, 3);
+		accepted(p);
+	}
+	{
+		const struct tu_member m[] = {
+			DB, { "_a", "x", 1 }, CTL, { "_bb", "yy", 2 }, DATA,
+			{ "_c", "", 0 },
+		};
+
+		build_members(p, m, 6);
+		accepted(p);
+	}
+	{
+		const struct tu_member m[] = { CTL, DATA };
+
+		build_members(p, m, 2);
+		refused(p, UNPKG_ERR_FORMAT,
+			"first member is 'control.tar.gz', not debian-binary",
+			NULL);
+	}
+	{
+		/* Not even '_' members may come before debian-binary. */
+		const struct tu_member m[] = { { "_x", "x", 1 }, DB, CTL, DATA };
+
+		build_members(p, m, 4);
+		refused(p, UNPKG_ERR_FORMAT, "'_x'", NULL);
+	}
+	{
+		const struct tu_member m[] = { DB, DATA };
+
+		build_members(p, m, 2);
+		refused(p, UNPKG_ERR_FORMAT,
+			"unexpected member 'data.tar.gz' before control.tar",
+			NULL);
+	}
+	{
+		const struct tu_member m[] = { DB, DATA, CTL };
+
+		build_members(p, m, 3);
+		refused(p, UNPKG_ERR_FORMAT,
+			"unexpected member 'data.tar.gz' before control.tar",
+			NULL);
+	}
+	{
+		const struct tu_member m[] = { DB };
+
+		build_members(p, m, 1);
+		refused(p, UNPKG_ERR_FORMAT, "missing control.tar member",
+			NULL);
+	}
+	{
+		const struct tu_member m[] = { DB, CTL };
+
+		build_members(p, m, 2);
+		refused(p, UNPKG_ERR_FORMAT, "missing data.tar member", NULL);
+	}
+	{
+		const struct tu_member m[] = { DB, CTL, { "_x", "x", 1 } };
+
+		build_members(p, m, 3);
+		refused(p, UNPKG_ERR_FORMAT, "missing data.tar member", NULL);
+	}
+	{
+		const struct tu_member none[1] = { { "unused", "", 0 } };
+
+		build_members(p, none, 0);
+		refused(p, UNPKG_ERR_FORMAT, "missing debian-binary", NULL);
+	}
+	{
+		const struct tu_member m[] = { DB, CTL, CTL, DATA };
+
+		build_members(p, m, 4);
+		refused(p, UNPKG_ERR_FORMAT,
+			"duplicate control.tar member 'control.tar.gz'", NULL);
+	}
+	{
+		const struct tu_member m[] = { DB, { "foo", "x", 1 }, CTL, DATA };
+
+		build_members(p, m, 4);
+		refused(p, UNPKG_ERR_FORMAT,
+			"unexpected member 'foo' before control.tar", NULL);
+	}
+	{
+		const struct tu_member m[] = { DB, CTL, { "foo", "x", 1 }, DATA };
+
+		build_members(p, m, 4);
+		refused(p, UNPKG_ERR_FORMAT,
+			"unexpected member 'foo' before data.tar", NULL);
+	}
+	{
+		const struct tu_member m[] = { DB, DB, CTL, DATA };
+
+		build_members(p, m, 4);
+		refused(p, UNPKG_ERR_FORMAT,
+			"unexpected member 'debian-binary' before control.tar",
+			NULL);
+	}
+	/* After data.tar (dpkg-deb ignores these; we refuse them). */
+	{
+		const struct tu_member m[] = { DB, CTL, DATA, DATA };
+
+		build_members(p, m, 4);
+		refused(p, UNPKG_ERR_FORMAT,
+			"unexpected member 'data.tar.gz' after data.tar.gz",
+			NULL);
+	}
+	{
+		const struct tu_member m[] = { DB, CTL, DATA, { "foo", "x", 1 } };
+
+		build_members(p, m, 4);
+		refused(p, UNPKG_ERR_FORMAT,
+			"unexpected member 'foo' after data.tar.gz", NULL);
+	}
+	{
+		const struct tu_member m[] = { DB, CTL, DATA, CTL };
+
+		build_members(p, m, 4);
+		refused(p, UNPKG_ERR_FORMAT,
+			"unexpected member 'control.tar.gz' after", NULL);
+	}
+#undef DB
+#undef CTL
+#undef DATA
+	free_parts(&pt);
+}
+END_TEST
+
+/* binutils ar writes System V names ending in '/'; dpkg-deb reads them
+ * (checked against dpkg-deb when it is installed). */
+START_TEST(test_sysv_ar_names)
+{
+	struct parts pt;
+	const char *p = tp("sysv.deb");
+	const struct tu_member m[] = {
+		{ "debian-binary", "2.0\n", 4 },
+		{ "control.tar.gz", NULL, 0 },
+		{ "data.tar.gz", NULL, 0 },
+	};
+	const void *data[3];
+	size_t size[3];
+	FILE *f;
+	size_t i;
+
+	make_parts(&pt, "gz", "gz");
+	data[0] = m[0].data;
+	size[0] = m[0].size;
+	data[1] = pt.ctl;
+	size[1] = pt.ctllen;
+	data[2] = pt.data;
+	size[2] = pt.datalen;
+	f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("!<arch>\n", f);
+	for (i = 0; i < 3; i++) {
+		char name[17];
+
+		snprintf(name, sizeof(name), "%s/", m[i].name);
+		fprintf(f, "%-16s%-12d%-6d%-6d%-8s%-10zu`\n", name, 0, 0, 0,
+			"100644", size[i]);
+		ck_assert_uint_eq(fwrite(data[i], 1, size[i], f), size[i]);
+		if (size[i] & 1)
+			fputc('\n', f);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	{
+		struct unpkg_deb *deb = open_ok(p);
+
+		ck_assert_str_eq(unpkg_deb_control_name(deb), "control.tar.gz");
+		ck_assert_str_eq(unpkg_deb_data_name(deb), "data.tar.gz");
+		unpkg_deb_free(deb);
+	}
+	accepted(p);
+	if (have_dpkg_deb())
+		ck_assert_int_eq(run("dpkg-deb --contents '%s' >/dev/null", p), 0);
+	free_parts(&pt);
+}
+END_TEST
+
+START_TEST(test_unsupported_compression)
+{
+	static const char *const bad[] = {
+		"data.tar.lzma", "data.tar.foo", "data.tar.gz2", "data.tarx",
+		"data.tar.", "data.tar.GZ",
+	};
+	struct parts pt;
+	const char *p = tp("z.deb");
+	size_t i;
+
+	make_parts(&pt, "gz", "gz");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const struct tu_member m[] = {
+			{ "debian-binary", "2.0\n", 4 },
+			{ "control.tar.gz", pt.ctl, pt.ctllen },
+			{ bad[i], pt.data, pt.datalen },
+		};
+		char want[64];
+
+		build_members(p, m, 3);
+		snprintf(want, sizeof(want), "%s: unsupported compression",
+			 bad[i]);
+		refused(p, UNPKG_ERR_UNSUPPORTED, want, NULL);
+	}
+	{
+		const struct tu_member m[] = {
+			{ "debian-binary", "2.0\n", 4 },
+			{ "control.tar.lzma", pt.ctl, pt.ctllen },
+			{ "data.tar.gz", pt.data, pt.datalen },
+		};
+
+		build_members(p, m, 3);
+		refused(p, UNPKG_ERR_UNSUPPORTED,
+			"control.tar.lzma: unsupported compression", NULL);
+	}
+	free_parts(&pt);
+
+	/* A real lzma stream under a refused name, built by testutil. */
+	{
+		struct tu_deb d = { .data_comp = "lzma" };
+
+		tu_build_deb(p, &d);
+		refused(p, UNPKG_ERR_UNSUPPORTED,
+			"data.tar.lzma: unsupported compression", NULL);
+	}
+}
+END_TEST
+
+/* The member name announces the one filter enabled: gzip data under an
+ * .xz name, or a compressed tar under the plain name, is refused. */
+START_TEST(test_compression_mismatch)
+{
+	struct parts pt;
+	const char *p = tp("mm.deb");
+
+	make_parts(&pt, "gz", "gz");
+	{
+		const struct tu_member m[] = {
+			{ "debian-binary", "2.0\n", 4 },
+			{ "control.tar.gz", pt.ctl, pt.ctllen },
+			{ "data.tar.xz", pt.data, pt.datalen },
+		};
+
+		build_members(p, m, 3);
+		refused(p, UNPKG_ERR_CORRUPT, "data.tar.xz", NULL);
+	}
+	{
+		const struct tu_member m[] = {
+			{ "debian-binary", "2.0\n", 4 },
+			{ "control.tar", pt.ctl, pt.ctllen },
+			{ "data.tar.gz", pt.data, pt.datalen },
+		};
+
+		build_members(p, m, 3);
+		refused(p, UNPKG_ERR_CORRUPT, "control.tar", NULL);
+	}
+	free_parts(&pt);
+}
+END_TEST
+
+/* Offsets of each ar member's header in a file. */
+static size_t ar_headers(const unsigned char *buf, size_t len, size_t *hdr,
+			 size_t max)
+{
+	size_t off = 8, n = 0;
+
+	while (off + 60 <= len && n < max) {
+		char sz[11];
+
+		hdr[n++] = off;
+		memcpy(sz, buf + off + 48, 10);
+		sz[10] = '\0';
+		off += 60 + (size_t)strtoul(sz, NULL, 10);
+		off += off & 1;
+	}
+	return n;
+}
+
+static void write_bytes(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	size_t done = 0;
+
+	ck_assert_int_ge(fd, 0);
+	while (done < len) {
+		ssize_t w = write(fd, (const char *)buf + done, len - done);
+
+		ck_assert_int_gt(w, 0);
+		done += (size_t)w;
+	}
+	ck_assert_int_eq(close(fd), 0);
+}
+
+START_TEST(test_truncated)
+{
+	const char *p = tp("full.deb");
+	const char *q = tp("cut.deb");
+	size_t len, hdr[8], n, i, c;
+	char *buf;
+
+	for (c = 0; c < 5; c++) {
+		build_simple(p, comps[c], comps[c]);
+		buf = tu_read_file(p, &len);
+		ck_assert_ptr_nonnull(buf);
+		n = ar_headers((unsigned char *)buf, len, hdr, 8);
+		ck_assert_uint_eq(n, 3);
+		{
+			const size_t ctl = hdr[1], data = hdr[2];
+			char cname[32], dname[32];
+			struct {
+				size_t off;
+				enum unpkg_errcode code;
+				const char *what;
+			} cuts[] = {
+				{ 0, UNPKG_ERR_FORMAT, "not an ar archive" },
+				{ 5, UNPKG_ERR_FORMAT, "not an ar archive" },
+				{ 8 + 30, UNPKG_ERR_CORRUPT, "truncated" },
+				{ 8 + 60 + 2, UNPKG_ERR_CORRUPT,
+				  "debian-binary: truncated" },
+				{ ctl, UNPKG_ERR_FORMAT, "missing control.tar" },
+				{ ctl + 59, UNPKG_ERR_CORRUPT, "truncated" },
+				{ ctl + 60, UNPKG_ERR_CORRUPT, cname },
+				{ ctl + 61, UNPKG_ERR_CORRUPT, cname },
+				{ ctl + 60 + (data - ctl - 60) / 2,
+				  UNPKG_ERR_CORRUPT, cname },
+				{ data - 1, UNPKG_ERR_CORRUPT, cname },
+				{ data, UNPKG_ERR_FORMAT, "missing data.tar" },
+				{ data + 10, UNPKG_ERR_CORRUPT, "truncated" },
+				{ data + 60, UNPKG_ERR_CORRUPT, dname },
+				{ data + 100, UNPKG_ERR_CORRUPT, dname },
+				{ data + 60 + (len - data - 60) / 2,
+				  UNPKG_ERR_CORRUPT, dname },
+				{ len - 1, UNPKG_ERR_CORRUPT, dname },
+			};
+
+			snprintf(cname, sizeof(cname), "control.tar%s%s: truncated",
+				 c ? "." : "", c ? comps[c] : "");
+			snprintf(dname, sizeof(dname), "data.tar%s%s: ",
+				 c ? "." : "", c ? comps[c] : "");
+			for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+				write_bytes(q, buf, cuts[i].off);
+				refused(q, cuts[i].code, cuts[i].what, NULL);
+				if (cuts[i].what == dname)
+					refused(q, cuts[i].code, "truncated",
+						NULL);
+			}
+		}
+		free(buf);
+	}
+}
+END_TEST
+
+/* The ar member is whole but the tar inside it stops in the middle of an
+ * entry's content. */
+START_TEST(test_short_entry)
+{
+	static const struct tu_entry cent[] = {
+		{ .type = 'f', .path = "./control", .data = "Package: s\n" },
+	};
+	static const struct tu_entry dent[] = {
+		{ .type = 'f', .path = "./first", .data = "1" },
+		{ .type = 'f', .path = "./short", .size = 100000 },
+	};
+	const char *p = tp("short.deb");
+	char *ctl, *data;
+	size_t ctllen, datalen;
+
+	tu_build_tar(cent, 1, "none", (void **)&ctl, &ctllen);
+	tu_build_tar(dent, 2, "none", (void **)&data, &datalen);
+	{
+		const struct tu_member m[] = {
+			{ "debian-binary", "2.0\n", 4 },
+			{ "control.tar", ctl, ctllen },
+			{ "data.tar", data, 3 * 512 + 50000 },
+		};
+
+		build_members(p, m, 3);
+	}
+	refused(p, UNPKG_ERR_CORRUPT, "data.tar: short: truncated", NULL);
+	free(ctl);
+	free(data);
+}
+END_TEST
+
+START_TEST(test_trailing_garbage)
+{
+	const char *p = tp("g.deb");
+	size_t len, hdr[8];
+	char *buf, *mid;
+
+	build_simple(p, "gz", "xz");
+	buf = tu_read_file(p, &len);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(ar_headers((unsigned char *)buf, len, hdr, 8), 3);
+	buf = realloc(buf, len + 60);
+	ck_assert_ptr_nonnull(buf);
+	memcpy(buf + len, "garbage\n", 8);
+	write_bytes(p, buf, len + 8);
+	refused(p, UNPKG_ERR_CORRUPT, "truncated member header after data.tar.xz",
+		NULL);
+
+	/* A whole member header, intact: a '_' member, which is fine. */
+	memset(buf + len, ' ', 60);
+	memcpy(buf + len, "_junk", 5);
+	memcpy(buf + len + 48, "0", 1);
+	memcpy(buf + len + 58, "`\n", 2);
+	write_bytes(p, buf, len + 60);
+	accepted(p);
+	/* Its signature damaged. */
+	memcpy(buf + len + 58, "XX", 2);
+	write_bytes(p, buf, len + 60);
+	refused(p, UNPKG_ERR_CORRUPT, "data.tar.xz", NULL);
+
+	/* The same damaged header before data.tar. */
+	mid = malloc(len + 60);
+	ck_assert_ptr_nonnull(mid);
+	memcpy(mid, buf, hdr[2]);
+	memcpy(mid + hdr[2], buf + len, 60);
+	memcpy(mid + hdr[2] + 60, buf + hdr[2], len - hdr[2]);
+	write_bytes(p, mid, len + 60);
+	refused(p, UNPKG_ERR_CORRUPT,
+		"damaged ar member header after control.tar.gz", NULL);
+	free(mid);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_corrupt_compressed)
+{
+	static const char *const cz[] = { "gz", "xz", "zst", "bz2" };
+	const char *p = tp("x.deb");
+	size_t len, hdr[8], i, k;
+	char *buf;
+
+	for (i = 0; i < 4; i++) {
+		struct tu_entry ents[] = {
+			{ .type = 'f', .path = "./f", .size = 1u << 20 },
+		};
+		struct tu_deb d = { .entries = ents, .n_entries = 1,
+				    .data_comp = cz[i], .control_comp = cz[i] };
+		char dname[32];
+		size_t start, size;
+
+		tu_build_deb(p, &d);
+		buf = tu_read_file(p, &len);
+		ck_assert_ptr_nonnull(buf);
+		ck_assert_uint_eq(ar_headers((unsigned char *)buf, len, hdr, 8),
+				  3);
+		/* Damage data.tar's compressed stream.  zstd frames written
+		 * by libarchive carry no checksum, so damaged literals would
+		 * go unnoticed there: hit its frame and block headers. */
+		start = hdr[2] + 60;
+		size = len - start;
+		if (strcmp(cz[i], "zst") != 0)
+			start += size / 3;
+		else
+			start += 4;
+		for (k = start; k < start + 16 && k < len; k++)
+			buf[k] = (char)(buf[k] ^ 0x55);
+		write_bytes(p, buf, len);
+		snprintf(dname, sizeof(dname), "data.tar.%s", cz[i]);
+		refused(p, UNPKG_ERR_CORRUPT, dname, NULL);
+		free(buf);
+
+		/* And control.tar's. */
+		tu_build_deb(p, &d);
+		buf = tu_read_file(p, &len);
+		ck_assert_ptr_nonnull(buf);
+		ck_assert_uint_eq(ar_headers((unsigned char *)buf, len, hdr, 8),
+				  3);
+		for (k = hdr[1] + 60 + 10; k < hdr[2] - 8; k++)
+			buf[k] = (char)(buf[k] ^ 0x55);
+		write_bytes(p, buf, len);
+		snprintf(dname, sizeof(dname), "control.tar.%s", cz[i]);
+		refused(p, UNPKG_ERR_CORRUPT, dname, NULL);
+		free(buf);
+	}
+}
+END_TEST
+
+START_TEST(test_control_members)
+{
+	static const struct {
+		struct tu_entry e;
+		enum unpkg_errcode code;
+		const char *why;
+	} bad[] = {
+		{ { .type = 'd', .path = "./sub/" }, UNPKG_ERR_FORMAT,
+		  "'./sub/' is not directly under ./" },
+		{ { .type = 'f', .path = "./sub/x", .data = "" },
+		  UNPKG_ERR_FORMAT, "not directly under ./" },
+		{ { .type = 'l', .path = "./postinst", .data = "/bin/sh" },
+		  UNPKG_ERR_FORMAT, "'./postinst' is not a regular file" },
+		{ { .type = 'h', .path = "./preinst", .data = "./control" },
+		  UNPKG_ERR_FORMAT, "'./preinst' is not a regular file" },
+		{ { .type = 'p', .path = "./fifo" }, UNPKG_ERR_FORMAT,
+		  "not a regular file" },
+		{ { .type = 'c', .path = "./dev" }, UNPKG_ERR_FORMAT,
+		  "not a regular file" },
+		{ { .type = 'f', .path = "../x", .data = "" }, UNPKG_ERR_UNSAFE,
+		  "unsafe member name '../x'" },
+		{ { .type = 'f', .path = "./a/../x", .data = "" },
+		  UNPKG_ERR_UNSAFE, "'..'" },
+		{ { .type = 'f', .path = "/etc/passwd", .data = "" },
+		  UNPKG_ERR_UNSAFE, "absolute" },
+		{ { .type = 'f', .path = "./con\ntrol", .data = "" },
+		  UNPKG_ERR_UNSAFE, "newline" },
+		{ { .type = 'f', .path = "./control", .data = "again" },
+		  UNPKG_ERR_FORMAT, "duplicate member 'control'" },
+		{ { .type = 'f', .path = ".", .data = "" }, UNPKG_ERR_FORMAT,
+		  "not directly under" },
+	};
+	const char *p = tp("cm.deb");
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct tu_deb d = { .control_members = &bad[i].e,
+				    .n_control_members = 1,
+				    .control_comp = "xz" };
+
+		tu_build_deb(p, &d);
+		refused(p, bad[i].code, "control.tar.xz", bad[i].why, NULL);
+	}
+
+	/* Bare names and "./" names both count; the duplicate check sees
+	 * through the spelling. */
+	{
+		static const struct tu_entry ok[] = {
+			{ .type = 'f', .path = "md5sums", .data = "m" },
+			{ .type = 'f', .path = "./conffiles", .data = "" },
+			{ .type = 'f', .path = "./postinst", .data = "#!/bin/sh\n",
+			  .mode = 04755 },
+		};
+		struct tu_deb d = { .control_members = ok,
+				    .n_control_members = 3 };
+		struct unpkg_deb *deb;
+		const struct unpkg_deb_member *m;
+
+		tu_build_deb(p, &d);
+		deb = open_ok(p);
+		ck_assert_uint_eq(unpkg_deb_member_count(deb), 4);
+		ck_assert_str_eq(unpkg_deb_member_at(deb, 1)->name, "md5sums");
+		m = unpkg_deb_member(deb, "conffiles");
+		ck_assert_ptr_nonnull(m);
+		ck_assert_uint_eq(m->size, 0);
+		ck_assert_ptr_nonnull(m->data);
+		ck_assert_int_eq(m->data[0], 0);
+		ck_assert_int_eq(unpkg_deb_member(deb, "postinst")->mode, 04755);
+		unpkg_deb_free(deb);
+	}
+	{
+		static const struct tu_entry dup[] = {
+			{ .type = 'f', .path = "md5sums", .data = "m" },
+			{ .type = 'f', .path = "./md5sums", .data = "m" },
+		};
+		struct tu_deb d = { .control_members = dup,
+				    .n_control_members = 2 };
+
+		tu_build_deb(p, &d);
+		refused(p, UNPKG_ERR_FORMAT, "duplicate member 'md5sums'", NULL);
+	}
+	/* No control file at all. */
+	{
+		static const struct tu_entry cent[] = {
+			{ .type = 'd', .path = "./" },
+			{ .type = 'f', .path = "./postinst", .data = "" },
+		};
+		char *ctl;
+		size_t ctllen;
+
+		tu_build_tar(cent, 2, "gz", (void **)&ctl, &ctllen);
+		{
+			const struct tu_member m[] = {
+				{ "debian-binary", "2.0\n", 4 },
+				{ "control.tar.gz", ctl, ctllen },
+				{ "data.tar.gz", ctl, ctllen },
+			};
+
+			build_members(p, m, 3);
+		}
+		free(ctl);
+		refused(p, UNPKG_ERR_FORMAT,
+			"control.tar.gz: missing control file", NULL);
+	}
+}
+END_TEST
+
+START_TEST(test_control_size_limit)
+{
+	static const char ctl[] = "Package: big\n";
+	const char *p = tp("big.deb");
+	struct tu_entry extra = { .type = 'f', .path = "./md5sums" };
+	struct tu_deb d = { .control = ctl, .control_members = &extra,
+			    .n_control_members = 1, .control_comp = "zst" };
+
+	/* Each member is below the limit; together they are one byte over. */
+	extra.size = UNPKG_DEB_CONTROL_MAX - (sizeof(ctl) - 1) + 1;
+	tu_build_deb(p, &d);
+	refused(p, UNPKG_ERR_FORMAT, "control.tar.zst", "exceed", NULL);
+	/* Exactly at the limit is fine. */
+	extra.size--;
+	tu_build_deb(p, &d);
+	{
+		struct unpkg_deb *deb = open_ok(p);
+		const struct unpkg_deb_member *m;
+
+		m = unpkg_deb_member(deb, "md5sums");
+		ck_assert_ptr_nonnull(m);
+		ck_assert_uint_eq(m->size, extra.size);
+		check_pattern(m->data, m->size, 0);
+		unpkg_deb_free(deb);
+	}
+}
+END_TEST
+
+START_TEST(test_open_errors)
+{
+	struct unpkg_deb *deb = NULL;
+	struct unpkg_err err;
+	const char *p = tp("nope.deb");
+
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_deb_open(p, &deb, &err), -1);
+	ck_assert_ptr_null(deb);
+	ck_assert_int_eq(err.code, UNPKG_ERR_SYS);
+	ck_assert_int_eq(err.errnum, ENOENT);
+	ck_assert_ptr_nonnull(strstr(err.msg, p));
+
+	tu_write_file(p, "", 0644);
+	refused(p, UNPKG_ERR_FORMAT, "not an ar archive", NULL);
+	tu_write_file(p, "This is not a package at all, just some text.\n",
+		      0644);
+	refused(p, UNPKG_ERR_FORMAT, "not an ar archive", NULL);
+	/* Only the magic. */
+	tu_write_file(p, "!<arch>\n", 0644);
+	refused(p, UNPKG_ERR_FORMAT, "missing debian-binary", NULL);
+
+	/* A directory cannot be read. */
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_deb_open(tmp, &deb, &err), -1);
+	ck_assert_ptr_null(deb);
+	ck_assert_int_eq(err.code, UNPKG_ERR_SYS);
+	ck_assert_int_eq(err.errnum, EISDIR);
+	ck_assert_ptr_nonnull(strstr(err.msg, tmp));
+
+	/* NULL err is allowed. */
+	ck_assert_int_eq(unpkg_deb_open(p, &deb, NULL), -1);
+	unpkg_deb_free(NULL);
+}
+END_TEST
+
+START_TEST(test_open_fd)
+{
+	const char *p = tp("fd.deb");
+	struct unpkg_deb *deb = NULL;
+	struct unpkg_deb_entry e;
+	struct unpkg_err err;
+	int fd, pfd[2];
+	pid_t pid;
+	int st;
+	char *s;
+
+	build_simple(p, "xz", "zst");
+	fd = open(p, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_deb_open_fd(fd, "pkg.deb", &deb, &err), 0);
+	ck_assert_int_eq(drain(deb, &err), 0);
+	unpkg_deb_free(deb);
+	/* Not closed by us. */
+	ck_assert_int_ge(fcntl(fd, F_GETFD), 0);
+	ck_assert_int_eq(close(fd), 0);
+
+	/* Messages use the given name. */
+	tu_write_file(p, "junk", 0644);
+	fd = open(p, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	deb = NULL;
+	ck_assert_int_eq(unpkg_deb_open_fd(fd, "pkg.deb", &deb, &err), -1);
+	ck_assert_ptr_null(deb);
+	ck_assert_str_eq(err.msg, "pkg.deb: not a Debian package (not an ar archive)");
+	ck_assert_int_ge(fcntl(fd, F_GETFD), 0);
+	ck_assert_int_eq(close(fd), 0);
+
+	/* A pipe works: nothing needs seeking. */
+	build_simple(p, "gz", "bz2");
+	s = tu_read_file(p, NULL);
+	ck_assert_ptr_nonnull(s);
+	free(s);
+	ck_assert_int_eq(pipe(pfd), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		size_t len, done = 0;
+		char *b = tu_read_file(p, &len);
+
+		close(pfd[0]);
+		while (b != NULL && done < len) {
+			ssize_t w = write(pfd[1], b + done, len - done);
+
+			if (w <= 0)
+				_exit(1);
+			done += (size_t)w;
+		}
+		_exit(b == NULL);
+	}
+	close(pfd[1]);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_deb_open_fd(pfd[0], "pipe", &deb, &err), 0);
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "");
+	ck_assert_int_eq(drain(deb, &err), 0);
+	unpkg_deb_free(deb);
+	close(pfd[0]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+END_TEST
+
+START_TEST(test_error_state_sticks)
+{
+	struct tu_entry ents[] = {
+		{ .type = 'f', .path = "./ok", .data = "ok" },
+		{ .type = 'f', .path = "../bad", .data = "" },
+		{ .type = 'f', .path = "./later", .data = "" },
+	};
+	struct tu_deb d = { .entries = ents, .n_entries = 3 };
+	const char *p = tp("s.deb");
+	struct unpkg_deb *deb;
+	struct unpkg_deb_entry e;
+	struct unpkg_err err;
+	const void *buf;
+	size_t len;
+
+	tu_build_deb(p, &d);
+	deb = open_ok(p);
+	next_ok(deb, &e);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_deb_next(deb, &e, &err), -1);
+	ck_assert_int_eq(err.code, UNPKG_ERR_UNSAFE);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_deb_next(deb, &e, &err), -1);
+	ck_assert_int_eq(err.code, UNPKG_ERR_USAGE);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_deb_read(deb, &buf, &len, &err), -1);
+	ck_assert_int_eq(err.code, UNPKG_ERR_USAGE);
+	unpkg_deb_free(deb);
+}
+END_TEST
+
+/* A package from the real dpkg-deb --build, in each compression. */
+START_TEST(test_real_dpkg_deb_build)
+{
+	static const char *const z[] = { "xz", "gzip", "zstd", "none" };
+	static const char *const dname[] = {
+		"data.tar.xz", "data.tar.gz", "data.tar.zst", "data.tar",
+	};
+	char root[PATH_MAX], out[PATH_MAX], blob[PATH_MAX];
+	size_t i;
+
+	if (!have_dpkg_deb())
+		return;
+	snprintf(root, sizeof(root), "%s", tp("pkgroot"));
+	snprintf(out, sizeof(out), "%s", tp("real.deb"));
+	snprintf(blob, sizeof(blob), "%s",
+		 tp("pkgroot/usr/share/doc/real/blob"));
+	ck_assert_int_eq(run("set -e; cd '%s'; mkdir -p pkgroot/DEBIAN pkgroot/usr/bin pkgroot/usr/share/doc/real;"
+			     "printf 'Package: real\\nVersion: 1.0-1\\nArchitecture: all\\nMaintainer: T <t@example.invalid>\\nDescription: real\\n' > pkgroot/DEBIAN/control;"
+			     "printf '#!/bin/sh\\nexit 0\\n' > pkgroot/DEBIAN/postinst; chmod 0755 pkgroot/DEBIAN/postinst;"
+			     "printf 'tool\\n' > pkgroot/usr/bin/tool; chmod 4755 pkgroot/usr/bin/tool;"
+			     "ln pkgroot/usr/bin/tool pkgroot/usr/bin/tool2;"
+			     "ln -s tool pkgroot/usr/bin/link;"
+			     "head -c 300000 /dev/urandom > pkgroot/usr/share/doc/real/blob",
+			     tmp), 0);
+	for (i = 0; i < 4; i++) {
+		struct unpkg_deb *deb;
+		struct unpkg_deb_entry e;
+		struct unpkg_err err;
+		bool seen_hard = false, seen_sym = false, seen_tool = false;
+		bool seen_blob = false;
+		int r;
+
+		ck_assert_int_eq(run("dpkg-deb --root-owner-group -Z%s --build '%s' '%s' >/dev/null",
+				     z[i], root, out), 0);
+		deb = open_ok(out);
+		ck_assert_str_eq(unpkg_deb_data_name(deb), dname[i]);
+		ck_assert_ptr_nonnull(unpkg_deb_member(deb, "control"));
+		ck_assert_ptr_nonnull(strstr((const char *)unpkg_deb_member(deb, "control")->data,
+					     "Package: real\n"));
+		ck_assert_int_eq(unpkg_deb_member(deb, "postinst")->mode, 0755);
+		next_ok(deb, &e);
+		ck_assert_str_eq(e.path, "");
+		ck_assert_int_eq(e.type, UNPKG_ENTRY_DIR);
+		unpkg_err_init(&err);
+		while ((r = unpkg_deb_next(deb, &e, &err)) == 1) {
+			ck_assert_str_eq(e.uname, "root");
+			ck_assert_int_eq(e.uid, 0);
+			if (e.type == UNPKG_ENTRY_HARDLINK) {
+				seen_hard = true;
+				ck_assert(strcmp(e.link, "usr/bin/tool") == 0 ||
+					  strcmp(e.link, "usr/bin/tool2") == 0);
+			} else if (e.type == UNPKG_ENTRY_SYMLINK) {
+				seen_sym = true;
+				ck_assert_str_eq(e.path, "usr/bin/link");
+				ck_assert_str_eq(e.link, "tool");
+			} else if (e.type == UNPKG_ENTRY_FILE &&
+				   strncmp(e.path, "usr/bin/tool", 12) == 0) {
+				char *s = slurp(deb, NULL);
+
+				ck_assert_str_eq(s, "tool\n");
+				ck_assert_int_eq(e.mode, 04755);
+				free(s);
+				seen_tool = true;
+			} else if (e.type == UNPKG_ENTRY_FILE) {
+				size_t len;
+				char *s = slurp(deb, &len);
+				char *want = tu_read_file(blob, NULL);
+
+				ck_assert_str_eq(e.path,
+						 "usr/share/doc/real/blob");
+				ck_assert_uint_eq(len, 300000);
+				ck_assert_ptr_nonnull(want);
+				ck_assert_mem_eq(s, want, len);
+				free(s);
+				free(want);
+				seen_blob = true;
+			}
+		}
+		ck_assert_msg(r == 0, "%s", err.msg);
+		ck_assert(seen_hard && seen_sym && seen_tool && seen_blob);
+		unpkg_deb_free(deb);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("deb");
+	TCase *tc = tcase_create("deb");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_all_compressions);
+	tcase_add_test(tc, test_entry_types);
+	tcase_add_test(tc, test_dpkg_deb_accepts_built);
+	tcase_add_test(tc, test_large_file_streamed);
+	tcase_add_test(tc, test_skip_unread_data);
+	tcase_add_test(tc, test_sparse_files);
+	tcase_add_test(tc, test_path_normalisation);
+	tcase_add_test(tc, test_unsafe_paths);
+	tcase_add_test(tc, test_unsafe_hardlinks);
+	tcase_add_test(tc, test_bad_entries);
+	tcase_add_test(tc, test_empty_name);
+	tcase_add_test(tc, test_debian_binary);
+	tcase_add_test(tc, test_member_order);
+	tcase_add_test(tc, test_sysv_ar_names);
+	tcase_add_test(tc, test_unsupported_compression);
+	tcase_add_test(tc, test_compression_mismatch);
+	tcase_add_test(tc, test_truncated);
+	tcase_add_test(tc, test_short_entry);
+	tcase_add_test(tc, test_trailing_garbage);
+	tcase_add_test(tc, test_corrupt_compressed);
+	tcase_add_test(tc, test_control_members);
+	tcase_add_test(tc, test_control_size_limit);
+	tcase_add_test(tc, test_open_errors);
+	tcase_add_test(tc, test_open_fd);
+	tcase_add_test(tc, test_error_state_sticks);
+	tcase_add_test(tc, test_real_dpkg_deb_build);
+	suite_add_tcase(s, tc);
+	return tu_run_suite(s);
+}
