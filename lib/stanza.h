@@ -1,0 +1,58 @@
+/* stanza.h - the status-file stanza of a package, in dpkg's own format.
+ *
+ * dpkg writes known fields in a fixed order and normalises some of them
+ * (relationship fields are reformatted, see relation.h); fields it does not
+ * know follow Description in the order the control file had them.  This
+ * module produces byte-identical output to dpkg 1.21 for the same input.
+ */
+#ifndef UNPKG_STANZA_H
+#define UNPKG_STANZA_H
+
+#include "control.h"
+#include "err.h"
+
+/* What the database knows beyond the control file. */
+struct unpkg_stanza_state {
+	const char *want;		/* "install", "hold", "deinstall", "purge" */
+	const char *flag;		/* "ok" or "reinstreq" */
+	const char *status;		/* "not-installed", "half-installed",
+					 * "unpacked", "half-configured",
+					 * "installed", "config-files", ... */
+	const char *conffiles;		/* value of Conffiles: (starts with
+					 * "\n"), or NULL for none */
+	const char *config_version;	/* Config-Version:, or NULL */
+};
+
+/* Validate a control paragraph as dpkg does when it installs a package:
+ * Package, Version, Architecture, Maintainer and Description present (dpkg
+ * only warns for the last two: so do we, via *warning, which is set to a
+ * static message or NULL; it also reports an obsolete field alias such as
+ * Class); Package a valid name (dpkg's rule: [A-Za-z0-9][A-Za-z0-9+._-]*;
+ * upper case is accepted and folded by unpkg_stanza_format); Version
+ * parses strictly; no Status, Config-Version, Conffiles, Triggers-Pending
+ * or Triggers-Awaited in a .deb's control file (they belong to the
+ * database); relationship fields parse; Multi-Arch one of
+ * no/same/foreign/allowed and not "same" with Architecture "all";
+ * Essential and Protected yes/no; no field name starting with '-' or of
+ * one character.  The obsolete Revision field is refused with
+ * UNPKG_ERR_UNSUPPORTED. */
+int unpkg_stanza_check_control(const struct unpkg_para *control,
+			       const char **warning, struct unpkg_err *err);
+
+/* Build the stanza text for the status file, ending in "\n" (no blank line
+ * after it; the writer separates stanzas).  Returns a malloc'd string via
+ * *out (caller frees).  As dpkg does, Package is written in lower case,
+ * Filename/Size/MD5sum/MSDOS-Filename and a control file's own Status,
+ * Conffiles and Config-Version are dropped (the state provides those), and
+ * empty known fields are left out.  Fails rather than write a stanza dpkg
+ * could not read back: bad state strings or Conffiles (UNPKG_ERR_USAGE),
+ * status triggers-pending/triggers-awaited, whose trigger fields the state
+ * does not carry (UNPKG_ERR_UNSUPPORTED), a missing Package, a missing
+ * Version outside not-installed/half-installed, or a value dpkg rejects
+ * (UNPKG_ERR_FORMAT); versions and relations are parsed as leniently as
+ * dpkg reads its database. */
+int unpkg_stanza_format(const struct unpkg_para *control,
+			const struct unpkg_stanza_state *state, char **out,
+			struct unpkg_err *err);
+
+#endif
