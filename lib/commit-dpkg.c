@@ -1,0 +1,76 @@
+/* commit-dpkg.c - the four-pass recipe: start writeback as each file is
+ * written, wait for all of it, fdatasync all of it, then rename.
+ *
+ * Waiting for the writeback of the whole batch before the first fdatasync
+ * means that when fdatasync runs, the data is already on its way or on the
+ * device: the first fdatasync commits the filesystem journal for all of the
+ * files and the rest find little left to do.  Interleaving fsync and rename
+ * per file, as dpkg does, pays a journal commit per file instead.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "commit-impl.h"
+
+/* sync_file_range cannot serve on this file (no such call, or a
+ * filesystem or file type without page-cache writeback control). */
+static int unsupported(int e)
+{
+	return e == ENOSYS || e == EINVAL || e == ESPIPE || e == EOPNOTSUPP;
+}
+
+static int dpkg_staged(struct unpkg_commit *c, struct commit_entry *e,
+		       struct unpkg_err *err)
+{
+	c->stats->sync_file_range++;
+	if (sync_file_range(e->fd, 0, 0, SYNC_FILE_RANGE_WRITE) == 0)
+		return 0;
+	if (!unsupported(errno))
+		return unpkg_err_sys(err, "cannot start writeback of %s",
+				     e->tmpname);
+	commit_fallback(c, &unpkg_commit_syncfs_ops,
+			errno == ENOSYS ? "sync_file_range is not available"
+					: "sync_file_range is not supported "
+					  "on this filesystem");
+	return c->ops->staged(c, e, err);
+}
+
+static int dpkg_barrier(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < c->nents; i++) {
+		struct commit_entry *e = &c->ents[i];
+
+		if (e->fd < 0)
+			continue;
+		c->stats->sync_file_range++;
+		if (sync_file_range(e->fd, 0, 0,
+				    SYNC_FILE_RANGE_WAIT_BEFORE) < 0)
+			return unpkg_err_sync(err, "cannot wait for writeback "
+					      "of %s", e->tmpname);
+	}
+	for (i = 0; i < c->nents; i++) {
+		struct commit_entry *e = &c->ents[i];
+
+		if (e->fd < 0)
+			continue;
+		c->stats->fdatasync++;
+		if (fdatasync(e->fd) < 0)
+			return unpkg_err_sync(err, "cannot fdatasync %s",
+					      e->tmpname);
+		if (commit_close_fd(c, e, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+const struct unpkg_commit_ops unpkg_commit_dpkg_ops = {
+	.name = "dpkg",
+	.staged = dpkg_staged,
+	.barrier = dpkg_barrier,
+	.renamed = commit_fsync_touched_dirs,
+};

@@ -1,0 +1,92 @@
+/* commit-impl.h - what the commit strategies share with commit.c.
+ * Private to libunpkg. */
+#ifndef UNPKG_COMMIT_IMPL_H
+#define UNPKG_COMMIT_IMPL_H
+
+#include <sys/types.h>
+
+#include "commit.h"
+
+struct commit_dir {
+	struct unpkg_root *root;
+	char *relpath;
+	int fd;			/* -1 while closed to save descriptors */
+	dev_t dev;
+	ino_t ino;
+	int touched;		/* something was created or renamed in it */
+};
+
+enum entry_state {
+	ENTRY_STAGED,		/* exists as tmpname */
+	ENTRY_RENAMED,		/* renamed to name, backup (if any) remains */
+};
+
+struct commit_entry {
+	int dir;
+	char *tmpname;
+	char *name;
+	int fd;			/* regular file still open for the barrier */
+	unsigned int flags;	/* UNPKG_STAGE_* */
+	enum entry_state state;
+};
+
+struct commit_mkdir {
+	int dir;
+	char *name;
+};
+
+/* One strategy.  Every operation returns 0 or -1 with `err` set. */
+struct unpkg_commit_ops {
+	const char *name;
+	/* A regular file was staged; e->fd is open.  The operation may
+	 * start writeback, and either keep the fd for the barrier or close
+	 * it with commit_close_fd(). */
+	int (*staged)(struct unpkg_commit *c, struct commit_entry *e,
+		      struct unpkg_err *err);
+	/* Make the data of every staged file durable; on return no file fd
+	 * may remain open. */
+	int (*barrier)(struct unpkg_commit *c, struct unpkg_err *err);
+	/* Make the renames and created directories durable. */
+	int (*renamed)(struct unpkg_commit *c, struct unpkg_err *err);
+};
+
+extern const struct unpkg_commit_ops unpkg_commit_dpkg_ops;
+extern const struct unpkg_commit_ops unpkg_commit_syncfs_ops;
+extern const struct unpkg_commit_ops unpkg_commit_none_ops;
+
+struct unpkg_commit {
+	const struct unpkg_commit_ops *ops;
+	struct unpkg_stats *stats;
+	struct unpkg_stats own_stats;	/* used when the caller gives none */
+	const struct unpkg_events *events;
+	unsigned int max_fds;
+	unsigned int open_fds;
+
+	struct commit_dir *dirs;
+	size_t ndirs, capdirs;
+	int *dirhash;		/* open addressing over dirs by (dev, ino) */
+	size_t hashcap;
+
+	struct commit_entry *ents;
+	size_t nents, capents;
+
+	struct commit_mkdir *mkdirs;
+	size_t nmkdirs, capmkdirs;
+};
+
+/* Close a staged file's descriptor (no-op if closed).  A close error is a
+ * write error: reported, never ignored. */
+int commit_close_fd(struct unpkg_commit *c, struct commit_entry *e,
+		    struct unpkg_err *err);
+
+/* Switch strategy (the dpkg strategy's fallback to syncfs), with a
+ * notice naming the reason. */
+void commit_fallback(struct unpkg_commit *c,
+		     const struct unpkg_commit_ops *ops, const char *why);
+
+/* Helpers for strategies: fsync every touched directory / syncfs every
+ * filesystem holding a touched directory. */
+int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err);
+int commit_syncfs_touched(struct unpkg_commit *c, struct unpkg_err *err);
+
+#endif

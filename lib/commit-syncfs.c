@@ -1,0 +1,37 @@
+/* commit-syncfs.c - one syncfs() per filesystem instead of per-file syncs.
+ *
+ * syncfs writes back and flushes a whole filesystem with one call: the
+ * fallback where sync_file_range cannot serve (tmpfs, FUSE, network and
+ * overlay filesystems), and a strategy of its own where few device cache
+ * flushes matter more than not writing back unrelated dirty data.
+ */
+#include "config.h"
+
+#include "commit-impl.h"
+
+/* The data reaches the disk through the filesystem-wide sync: the
+ * descriptor is not needed any more. */
+static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
+			 struct unpkg_err *err)
+{
+	return commit_close_fd(c, e, err);
+}
+
+static int syncfs_barrier(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	size_t i;
+
+	/* Files staged before a fallback from the dpkg strategy may still
+	 * be open; syncfs covers them. */
+	for (i = 0; i < c->nents; i++)
+		if (commit_close_fd(c, &c->ents[i], err) < 0)
+			return -1;
+	return commit_syncfs_touched(c, err);
+}
+
+const struct unpkg_commit_ops unpkg_commit_syncfs_ops = {
+	.name = "syncfs",
+	.staged = syncfs_staged,
+	.barrier = syncfs_barrier,
+	.renamed = commit_syncfs_touched,
+};

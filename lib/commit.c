@@ -1,0 +1,612 @@
+/* commit.c - the staging transaction shared by all commit strategies. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commit-impl.h"
+
+static const char *const phase_names[UNPKG_PHASE_COUNT] = {
+	[UNPKG_PHASE_OPEN] = "open",
+	[UNPKG_PHASE_PLAN] = "plan",
+	[UNPKG_PHASE_MARK] = "mark",
+	[UNPKG_PHASE_EXTRACT] = "extract",
+	[UNPKG_PHASE_BARRIER] = "barrier",
+	[UNPKG_PHASE_RENAME] = "rename",
+	[UNPKG_PHASE_RECORD] = "record",
+	[UNPKG_PHASE_CONFIGURE] = "configure",
+};
+
+static const struct unpkg_commit_ops *const strategies[] = {
+	[UNPKG_SYNC_DPKG] = &unpkg_commit_dpkg_ops,
+	[UNPKG_SYNC_SYNCFS] = &unpkg_commit_syncfs_ops,
+	[UNPKG_SYNC_NONE] = &unpkg_commit_none_ops,
+};
+
+const char *unpkg_phase_name(enum unpkg_phase phase)
+{
+	return phase_names[phase];
+}
+
+int unpkg_sync_mode_parse(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(strategies) / sizeof(strategies[0]); i++)
+		if (strcmp(name, strategies[i]->name) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *unpkg_sync_mode_name(enum unpkg_sync_mode mode)
+{
+	return strategies[mode]->name;
+}
+
+double unpkg_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Leave room for the database, the archive being read and stdio. */
+#define RESERVED_FDS 32u
+#define MIN_FDS 8u
+
+static unsigned int fd_budget(void)
+{
+	struct rlimit rl;
+	rlim_t n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 1024;
+	n = rl.rlim_cur > RESERVED_FDS + MIN_FDS ? rl.rlim_cur - RESERVED_FDS
+						 : MIN_FDS;
+	return n > 65536 ? 65536 : (unsigned int)n;
+}
+
+int unpkg_commit_new(enum unpkg_sync_mode mode, struct unpkg_stats *stats,
+		     const struct unpkg_events *events, unsigned int max_fds,
+		     struct unpkg_commit **out, struct unpkg_err *err)
+{
+	struct unpkg_commit *c;
+
+	if ((unsigned int)mode >= sizeof(strategies) / sizeof(strategies[0]))
+		return unpkg_err_set(err, UNPKG_ERR_USAGE,
+				     "unknown sync mode %d", (int)mode);
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return unpkg_err_nomem(err);
+	c->ops = strategies[mode];
+	c->stats = stats != NULL ? stats : &c->own_stats;
+	c->events = events;
+	c->max_fds = max_fds != 0 ? max_fds : fd_budget();
+	if (c->max_fds < MIN_FDS)
+		c->max_fds = MIN_FDS;
+	*out = c;
+	return 0;
+}
+
+const char *unpkg_commit_strategy(const struct unpkg_commit *c)
+{
+	return c->ops->name;
+}
+
+void commit_fallback(struct unpkg_commit *c,
+		     const struct unpkg_commit_ops *ops, const char *why)
+{
+	unpkg_event_emit(c->events, UNPKG_EV_NOTICE, NULL,
+			 "%s; using the %s strategy instead of %s", why,
+			 ops->name, c->ops->name);
+	c->ops = ops;
+}
+
+static void close_dir_fds(struct unpkg_commit *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->ndirs; i++) {
+		if (c->dirs[i].fd >= 0) {
+			close(c->dirs[i].fd);
+			c->dirs[i].fd = -1;
+			c->open_fds--;
+		}
+	}
+}
+
+int commit_close_fd(struct unpkg_commit *c, struct commit_entry *e,
+		    struct unpkg_err *err)
+{
+	int fd = e->fd;
+
+	if (fd < 0)
+		return 0;
+	e->fd = -1;
+	c->open_fds--;
+	if (close(fd) < 0 && errno != EINTR)
+		return unpkg_err_sys(err, "cannot close %s", e->tmpname);
+	return 0;
+}
+
+/* --- directories ---------------------------------------------------------*/
+
+static size_t dir_hash(dev_t dev, ino_t ino)
+{
+	unsigned long long h = (unsigned long long)ino * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ ((unsigned long long)dev << 17) ^ (h >> 29));
+}
+
+static int dirhash_find(const struct unpkg_commit *c, dev_t dev, ino_t ino)
+{
+	size_t i;
+
+	if (c->hashcap == 0)
+		return -1;
+	for (i = dir_hash(dev, ino) & (c->hashcap - 1);; i = (i + 1) & (c->hashcap - 1)) {
+		int d = c->dirhash[i];
+
+		if (d < 0)
+			return -1;
+		if (c->dirs[d].dev == dev && c->dirs[d].ino == ino)
+			return d;
+	}
+}
+
+static void dirhash_insert(struct unpkg_commit *c, int d)
+{
+	size_t i = dir_hash(c->dirs[d].dev, c->dirs[d].ino) & (c->hashcap - 1);
+
+	while (c->dirhash[i] >= 0)
+		i = (i + 1) & (c->hashcap - 1);
+	c->dirhash[i] = d;
+}
+
+/* Keep the table at most half full. */
+static int dirhash_reserve(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	size_t cap, i;
+	int *table;
+
+	if ((c->ndirs + 1) * 2 <= c->hashcap)
+		return 0;
+	cap = c->hashcap != 0 ? c->hashcap * 2 : 64;
+	table = malloc(cap * sizeof(*table));
+	if (table == NULL)
+		return unpkg_err_nomem(err);
+	for (i = 0; i < cap; i++)
+		table[i] = -1;
+	free(c->dirhash);
+	c->dirhash = table;
+	c->hashcap = cap;
+	for (i = 0; i < c->ndirs; i++)
+		dirhash_insert(c, (int)i);
+	return 0;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t size,
+		struct unpkg_err *err)
+{
+	size_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap != 0 ? *cap * 2 : 64;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * size);
+	if (p == NULL)
+		return unpkg_err_nomem(err);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* Make room for one more descriptor: flush staged files early, then close
+ * directory descriptors (they are reopened on demand). */
+static int reserve_fd(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	if (c->open_fds < c->max_fds)
+		return 0;
+	if (c->ops->barrier(c, err) < 0)
+		return -1;
+	if (c->open_fds >= c->max_fds)
+		close_dir_fds(c);
+	return 0;
+}
+
+/* Descriptors are only reclaimed in unpkg_commit_stage(), so that those
+ * handed out by unpkg_commit_dirfd() stay valid until then. */
+static int open_dir(struct unpkg_commit *c, struct unpkg_root *root,
+		    const char *relpath, struct unpkg_err *err)
+{
+	int fd;
+
+	fd = unpkg_root_openat(root, relpath, O_RDONLY | O_DIRECTORY, 0, err);
+	if (fd < 0)
+		return -1;
+	c->open_fds++;
+	return fd;
+}
+
+int unpkg_commit_dir(struct unpkg_commit *c, struct unpkg_root *root,
+		     const char *relpath, struct unpkg_err *err)
+{
+	struct commit_dir *d;
+	struct stat st;
+	int fd, found;
+
+	fd = open_dir(c, root, relpath, err);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		unpkg_err_sys(err, "cannot stat directory /%s", relpath);
+		goto fail;
+	}
+	found = dirhash_find(c, st.st_dev, st.st_ino);
+	if (found >= 0) {
+		d = &c->dirs[found];
+		if (d->fd < 0) {
+			d->fd = fd;
+		} else {
+			close(fd);
+			c->open_fds--;
+		}
+		return found;
+	}
+	if (grow((void **)&c->dirs, &c->capdirs, c->ndirs + 1,
+		 sizeof(*c->dirs), err) < 0 ||
+	    dirhash_reserve(c, err) < 0)
+		goto fail;
+	d = &c->dirs[c->ndirs];
+	d->relpath = strdup(relpath);
+	if (d->relpath == NULL) {
+		unpkg_err_nomem(err);
+		goto fail;
+	}
+	d->root = root;
+	d->fd = fd;
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	d->touched = 0;
+	dirhash_insert(c, (int)c->ndirs);
+	return (int)c->ndirs++;
+fail:
+	close(fd);
+	c->open_fds--;
+	return -1;
+}
+
+int unpkg_commit_dirfd(struct unpkg_commit *c, int dir, struct unpkg_err *err)
+{
+	struct commit_dir *d = &c->dirs[dir];
+	struct stat st;
+	int fd;
+
+	if (d->fd >= 0)
+		return d->fd;
+	fd = open_dir(c, d->root, d->relpath, err);
+	if (fd < 0)
+		return -1;
+	/* The directory must still be the one registered: a symlink swapped
+	 * in meanwhile must not redirect the transaction. */
+	if (fstat(fd, &st) < 0 || st.st_dev != d->dev || st.st_ino != d->ino) {
+		close(fd);
+		c->open_fds--;
+		return unpkg_err_set(err, UNPKG_ERR_CONFLICT,
+				     "directory /%s changed during the run",
+				     d->relpath);
+	}
+	d->fd = fd;
+	return fd;
+}
+
+int unpkg_commit_mkdir(struct unpkg_commit *c, int dir, const char *name,
+		       struct unpkg_err *err)
+{
+	struct commit_mkdir *m;
+
+	if (grow((void **)&c->mkdirs, &c->capmkdirs, c->nmkdirs + 1,
+		 sizeof(*c->mkdirs), err) < 0)
+		return -1;
+	m = &c->mkdirs[c->nmkdirs];
+	m->name = strdup(name);
+	if (m->name == NULL)
+		return unpkg_err_nomem(err);
+	m->dir = dir;
+	c->nmkdirs++;
+	c->dirs[dir].touched = 1;
+	return 0;
+}
+
+/* --- staging ------------------------------------------------------------*/
+
+static char *suffixed(const char *name, const char *suffix)
+{
+	char *s;
+
+	if (asprintf(&s, "%s%s", name, suffix) < 0)
+		return NULL;
+	return s;
+}
+
+int unpkg_commit_stage(struct unpkg_commit *c, int dir, const char *tmpname,
+		       const char *name, int fd, unsigned int flags,
+		       struct unpkg_err *err)
+{
+	struct commit_entry *e = NULL;
+	char *backup = NULL;
+	int dfd, ret = -1;
+
+	if (fd >= 0)
+		c->open_fds++;	/* the caller opened it; we own it now */
+	if (grow((void **)&c->ents, &c->capents, c->nents + 1,
+		 sizeof(*c->ents), err) < 0)
+		goto out;
+	e = &c->ents[c->nents];
+	e->dir = dir;
+	e->fd = fd;
+	e->flags = flags;
+	e->state = ENTRY_STAGED;
+	e->tmpname = strdup(tmpname);
+	e->name = strdup(name);
+	if (e->tmpname == NULL || e->name == NULL) {
+		free(e->tmpname);
+		free(e->name);
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	c->nents++;
+	fd = -1;		/* now closed through the entry */
+	c->dirs[dir].touched = 1;
+
+	if (flags & UNPKG_STAGE_BACKUP) {
+		dfd = unpkg_commit_dirfd(c, dir, err);
+		if (dfd < 0)
+			goto out;
+		backup = suffixed(name, ".dpkg-tmp");
+		if (backup == NULL) {
+			unpkg_err_nomem(err);
+			goto out;
+		}
+		/* A backup left by an interrupted run is stale: the name it
+		 * guards exists, so the current file is the one to keep. */
+		if (unlinkat(dfd, backup, 0) < 0 && errno != ENOENT) {
+			unpkg_err_sys(err, "cannot remove %s", backup);
+			goto out;
+		}
+		if (linkat(dfd, name, dfd, backup, 0) < 0) {
+			unpkg_err_sys(err, "cannot back up %s as %s", name,
+				      backup);
+			/* Without a backup, abort must not touch `name`. */
+			e->flags &= ~(unsigned int)UNPKG_STAGE_BACKUP;
+			goto out;
+		}
+	}
+	if (e->fd >= 0) {
+		if (c->ops->staged(c, e, err) < 0)
+			goto out;
+	}
+	if (reserve_fd(c, err) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (fd >= 0) {
+		close(fd);
+		c->open_fds--;
+	}
+	free(backup);
+	return ret;
+}
+
+/* --- the passes ------------------------------------------------------------*/
+
+int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < c->ndirs; i++) {
+		int fd;
+
+		if (!c->dirs[i].touched)
+			continue;
+		fd = unpkg_commit_dirfd(c, (int)i, err);
+		if (fd < 0)
+			return -1;
+		c->stats->fsync++;
+		if (fsync(fd) < 0)
+			return unpkg_err_sync(err, "cannot fsync directory /%s",
+					     c->dirs[i].relpath);
+	}
+	return 0;
+}
+
+int commit_syncfs_touched(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->ndirs; i++) {
+		int fd, seen = 0;
+
+		if (!c->dirs[i].touched)
+			continue;
+		for (j = 0; j < i && !seen; j++)
+			seen = c->dirs[j].touched &&
+			       c->dirs[j].dev == c->dirs[i].dev;
+		if (seen)
+			continue;
+		fd = unpkg_commit_dirfd(c, (int)i, err);
+		if (fd < 0)
+			return -1;
+		c->stats->syncfs++;
+		if (syncfs(fd) < 0)
+			return unpkg_err_sync(err,
+					      "cannot sync the filesystem of /%s",
+					     c->dirs[i].relpath);
+	}
+	return 0;
+}
+
+static int rename_pass(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < c->nents; i++) {
+		struct commit_entry *e = &c->ents[i];
+		int dfd;
+
+		if (e->state != ENTRY_STAGED ||
+		    (e->flags & UNPKG_STAGE_NORENAME))
+			continue;
+		dfd = unpkg_commit_dirfd(c, e->dir, err);
+		if (dfd < 0)
+			return -1;
+		c->stats->rename++;
+		if (renameat(dfd, e->tmpname, dfd, e->name) < 0)
+			return unpkg_err_sys(err, "cannot rename %s to %s",
+					     e->tmpname, e->name);
+		e->state = ENTRY_RENAMED;
+	}
+	return 0;
+}
+
+static void clear_touched(struct unpkg_commit *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->ndirs; i++)
+		c->dirs[i].touched = 0;
+}
+
+int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	double t0 = unpkg_now(), t1;
+
+	if (c->ops->barrier(c, err) < 0)
+		return -1;
+	t1 = unpkg_now();
+	c->stats->phase_seconds[UNPKG_PHASE_BARRIER] += t1 - t0;
+	if (rename_pass(c, err) < 0 || c->ops->renamed(c, err) < 0)
+		return -1;
+	c->stats->phase_seconds[UNPKG_PHASE_RENAME] += unpkg_now() - t1;
+	return 0;
+}
+
+static void forget_entries(struct unpkg_commit *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nents; i++) {
+		free(c->ents[i].tmpname);
+		free(c->ents[i].name);
+	}
+	c->nents = 0;
+	for (i = 0; i < c->nmkdirs; i++)
+		free(c->mkdirs[i].name);
+	c->nmkdirs = 0;
+	clear_touched(c);
+}
+
+int unpkg_commit_release(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; i < c->nents; i++) {
+		struct commit_entry *e = &c->ents[i];
+		char *backup;
+		int dfd;
+
+		if (!(e->flags & UNPKG_STAGE_BACKUP))
+			continue;
+		backup = suffixed(e->name, ".dpkg-tmp");
+		dfd = backup != NULL ? unpkg_commit_dirfd(c, e->dir, err) : -1;
+		if (backup == NULL)
+			ret = unpkg_err_nomem(err);
+		else if (dfd < 0)
+			ret = -1;
+		else if (unlinkat(dfd, backup, 0) < 0 && errno != ENOENT)
+			ret = unpkg_err_sys(err, "cannot remove %s", backup);
+		free(backup);
+	}
+	forget_entries(c);
+	return ret;
+}
+
+void unpkg_commit_abort(struct unpkg_commit *c)
+{
+	struct unpkg_err ignored;
+	int renamed = 0;
+	size_t i;
+
+	unpkg_err_init(&ignored);
+	/* Newest first, so hard links and directories unwind in order. */
+	for (i = c->nents; i-- > 0;) {
+		struct commit_entry *e = &c->ents[i];
+		int dfd;
+
+		commit_close_fd(c, e, &ignored);
+		dfd = unpkg_commit_dirfd(c, e->dir, &ignored);
+		if (dfd < 0)
+			continue;
+		if (e->state == ENTRY_STAGED) {
+			unlinkat(dfd, e->tmpname, 0);
+			if (e->flags & UNPKG_STAGE_BACKUP) {
+				char *backup = suffixed(e->name, ".dpkg-tmp");
+
+				if (backup != NULL)
+					unlinkat(dfd, backup, 0);
+				free(backup);
+			}
+			continue;
+		}
+		renamed = 1;
+		if (e->flags & UNPKG_STAGE_BACKUP) {
+			char *backup = suffixed(e->name, ".dpkg-tmp");
+
+			if (backup != NULL)
+				renameat(dfd, backup, dfd, e->name);
+			free(backup);
+		} else {
+			unlinkat(dfd, e->name, 0);
+		}
+	}
+	for (i = c->nmkdirs; i-- > 0;) {
+		int dfd = unpkg_commit_dirfd(c, c->mkdirs[i].dir, &ignored);
+
+		if (dfd >= 0)
+			unlinkat(dfd, c->mkdirs[i].name, AT_REMOVEDIR);
+	}
+	/* Restored files must be durable before the caller restores the
+	 * database that describes them. */
+	if (renamed)
+		c->ops->renamed(c, &ignored);
+	forget_entries(c);
+}
+
+void unpkg_commit_free(struct unpkg_commit *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	unpkg_commit_abort(c);
+	close_dir_fds(c);
+	for (i = 0; i < c->ndirs; i++)
+		free(c->dirs[i].relpath);
+	free(c->dirs);
+	free(c->dirhash);
+	free(c->ents);
+	free(c->mkdirs);
+	free(c);
+}

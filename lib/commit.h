@@ -1,0 +1,152 @@
+/* commit.h - staging files and making them durable (the commit strategy).
+ *
+ * A commit object is one transaction of staged entries.  The extractor
+ * creates every entry under a temporary name (NAME.dpkg-new) in a directory
+ * registered with unpkg_commit_dir(), then hands it over with
+ * unpkg_commit_stage().  unpkg_commit_finish() then makes all of it durable
+ * and visible in separate passes:
+ *
+ *   barrier        the strategy makes all staged data durable
+ *   rename pass    every staged entry is renamed to its final name
+ *   dir sync       the strategy makes the renames durable
+ *
+ * The strategies (DESIGN.md section 2) are const tables of operations:
+ *   dpkg    SYNC_FILE_RANGE_WRITE as each file is staged; at the barrier a
+ *           SYNC_FILE_RANGE_WAIT_BEFORE pass, then an fdatasync pass; after
+ *           the renames an fsync of every touched directory
+ *   syncfs  one syncfs() per filesystem at the barrier and again after the
+ *           renames; the dpkg strategy falls back to it, with a notice, when
+ *           sync_file_range fails with ENOSYS, EINVAL, ESPIPE or EOPNOTSUPP
+ *   none    no syncs at all (--force-unsafe-io); renames stay atomic
+ * A failed fdatasync/fsync/syncfs is never retried: it fails the commit.
+ *
+ * A file replaced by a staged entry can be kept as a hard-linked backup
+ * (NAME.dpkg-tmp) with UNPKG_STAGE_BACKUP; unpkg_commit_abort() puts the
+ * old files back if the rename pass had begun, and removes every staged
+ * entry and every directory created in the transaction, so that an error
+ * leaves the tree as it was.  unpkg_commit_release() deletes the backups
+ * once the caller has recorded the new state durably.
+ */
+#ifndef UNPKG_COMMIT_H
+#define UNPKG_COMMIT_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "event.h"
+#include "fsroot.h"
+
+enum unpkg_sync_mode {
+	UNPKG_SYNC_DPKG,
+	UNPKG_SYNC_SYNCFS,
+	UNPKG_SYNC_NONE,
+};
+
+/* Parse "dpkg", "syncfs", "none"; -1 if unknown. */
+int unpkg_sync_mode_parse(const char *name);
+const char *unpkg_sync_mode_name(enum unpkg_sync_mode mode);
+
+enum unpkg_phase {
+	UNPKG_PHASE_OPEN,
+	UNPKG_PHASE_PLAN,
+	UNPKG_PHASE_MARK,
+	UNPKG_PHASE_EXTRACT,
+	UNPKG_PHASE_BARRIER,
+	UNPKG_PHASE_RENAME,
+	UNPKG_PHASE_RECORD,
+	UNPKG_PHASE_CONFIGURE,
+	UNPKG_PHASE_COUNT
+};
+
+const char *unpkg_phase_name(enum unpkg_phase phase);
+
+/* Counters of one run.  Filled by the commit object, the database writer
+ * and the installer; zero-initialise before use. */
+struct unpkg_stats {
+	unsigned long sync_file_range;
+	unsigned long fdatasync;
+	unsigned long fsync;
+	unsigned long syncfs;
+	unsigned long rename;
+	unsigned long files;		/* regular files written */
+	unsigned long long bytes;	/* bytes of file content written */
+	char strategy[16];		/* the strategy in force at the end */
+	double phase_seconds[UNPKG_PHASE_COUNT];
+};
+
+/* Monotonic time in seconds, for phase timing. */
+double unpkg_now(void);
+
+enum {
+	/* The final name exists (not as a directory) and must be kept as
+	 * NAME.dpkg-tmp until unpkg_commit_release(). */
+	UNPKG_STAGE_BACKUP = 1 << 0,
+	/* Make durable but do not rename (a conffile stays NAME.dpkg-new
+	 * until it is configured). */
+	UNPKG_STAGE_NORENAME = 1 << 1,
+};
+
+struct unpkg_commit;
+
+/* A new, empty transaction.  `stats` and `events` may be NULL and must
+ * outlive the object.  `max_fds` bounds the descriptors kept open (files
+ * waiting for the barrier plus directories); 0 picks a bound from
+ * RLIMIT_NOFILE. */
+int unpkg_commit_new(enum unpkg_sync_mode mode, struct unpkg_stats *stats,
+		     const struct unpkg_events *events, unsigned int max_fds,
+		     struct unpkg_commit **out, struct unpkg_err *err);
+
+/* Aborts anything still staged (see unpkg_commit_abort), then frees.
+ * NULL-safe. */
+void unpkg_commit_free(struct unpkg_commit *c);
+
+/* The name of the strategy in force ("dpkg", "syncfs", "none"); it can
+ * change from dpkg to syncfs on fallback. */
+const char *unpkg_commit_strategy(const struct unpkg_commit *c);
+
+/* Register the directory `relpath` beneath `root` (opened with the root's
+ * resolver, so symlinks stay inside the root) and return its handle
+ * (>= 0).  The same directory reached by another path gets the same
+ * handle.  The directory must exist. */
+int unpkg_commit_dir(struct unpkg_commit *c, struct unpkg_root *root,
+		     const char *relpath, struct unpkg_err *err);
+
+/* An open descriptor of directory `dir`, owned by the commit object and
+ * valid until the next unpkg_commit_stage(), _finish(), _release() or
+ * _abort() (where descriptors may be reclaimed). */
+int unpkg_commit_dirfd(struct unpkg_commit *c, int dir, struct unpkg_err *err);
+
+/* Record that directory `name` was created in `dir` by this transaction:
+ * abort removes it again (it must then be empty of anything not staged). */
+int unpkg_commit_mkdir(struct unpkg_commit *c, int dir, const char *name,
+		       struct unpkg_err *err);
+
+/* Hand over an entry created as `dir`/`tmpname` that becomes `dir`/`name`.
+ * `fd` is the open, fully written regular file (ownership passes to the
+ * commit object, which may close it at once or keep it for the barrier),
+ * or -1 for other entry types.  flags: UNPKG_STAGE_*.  With
+ * UNPKG_STAGE_BACKUP, `name` is first hard-linked to NAME.dpkg-tmp. */
+int unpkg_commit_stage(struct unpkg_commit *c, int dir, const char *tmpname,
+		       const char *name, int fd, unsigned int flags,
+		       struct unpkg_err *err);
+
+/* Barrier, rename pass, directory sync (see above).  On success the
+ * transaction's entries are committed; the backups remain until
+ * unpkg_commit_release(); the object can stage a new batch.  On failure
+ * the caller calls unpkg_commit_abort(). */
+int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err);
+
+/* Make already renamed entries durable again is not needed; this removes
+ * the NAME.dpkg-tmp backups of committed entries (best effort: a backup
+ * that cannot be removed is reported through the error, the rest are
+ * still removed) and forgets the committed batch. */
+int unpkg_commit_release(struct unpkg_commit *c, struct unpkg_err *err);
+
+/* Undo the transaction: unstaged temporary names are unlinked, renamed
+ * entries are put back from their backups (or unlinked if they had none),
+ * created directories are removed (newest first).  Best effort, never
+ * fails; the tree is as before the transaction unless the filesystem
+ * refuses. */
+void unpkg_commit_abort(struct unpkg_commit *c);
+
+#endif

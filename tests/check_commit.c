@@ -1,0 +1,434 @@
+/* check_commit.c - the staging transaction and the commit strategies. */
+#include "config.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commit.h"
+#include "fsroot.h"
+#include "testutil.h"
+
+struct fixture {
+	char *tmp;
+	struct unpkg_root *root;
+	struct unpkg_commit *c;
+	struct unpkg_stats st;
+	char notice[512];
+	struct unpkg_events ev;
+};
+
+static void on_event(void *ctx, const struct unpkg_event *ev)
+{
+	struct fixture *f = ctx;
+
+	if (ev->kind == UNPKG_EV_NOTICE)
+		snprintf(f->notice, sizeof(f->notice), "%s", ev->message);
+}
+
+static void setup(struct fixture *f, enum unpkg_sync_mode mode,
+		  unsigned int max_fds)
+{
+	struct unpkg_err err;
+	char path[4096];
+
+	memset(f, 0, sizeof(*f));
+	unpkg_err_init(&err);
+	f->tmp = tu_mkdtemp();
+	snprintf(path, sizeof(path), "%s/d", f->tmp);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	f->ev.fn = on_event;
+	f->ev.ctx = f;
+	ck_assert_msg(unpkg_root_open(f->tmp, 0, &f->root, &err) == 0, "%s",
+		      err.msg);
+	ck_assert_msg(unpkg_commit_new(mode, &f->st, &f->ev, max_fds, &f->c,
+				       &err) == 0, "%s", err.msg);
+}
+
+static void teardown(struct fixture *f)
+{
+	unpkg_commit_free(f->c);
+	unpkg_root_free(f->root);
+	tu_rm_rf(f->tmp);
+	free(f->tmp);
+}
+
+static char *at(const struct fixture *f, const char *rel)
+{
+	static char buf[4][4096];
+	static int n;
+
+	n = (n + 1) % 4;
+	snprintf(buf[n], sizeof(buf[n]), "%s/%s", f->tmp, rel);
+	return buf[n];
+}
+
+static int exists(const struct fixture *f, const char *rel)
+{
+	struct stat st;
+
+	return lstat(at(f, rel), &st) == 0;
+}
+
+static void check_content(const struct fixture *f, const char *rel,
+			  const char *want)
+{
+	char *got = tu_read_file(at(f, rel), NULL);
+
+	ck_assert_msg(got != NULL, "%s missing", rel);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+/* Write dir/NAME.dpkg-new with `data` and stage it as dir/NAME. */
+static void stage_file(struct fixture *f, int dir, const char *name,
+		       const char *data, unsigned int flags)
+{
+	struct unpkg_err err;
+	char tmp[256];
+	int dfd, fd;
+
+	unpkg_err_init(&err);
+	snprintf(tmp, sizeof(tmp), "%s.dpkg-new", name);
+	dfd = unpkg_commit_dirfd(f->c, dir, &err);
+	ck_assert_msg(dfd >= 0, "%s", err.msg);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, strlen(data)), (ssize_t)strlen(data));
+	ck_assert_msg(unpkg_commit_stage(f->c, dir, tmp, name, fd, flags,
+					 &err) == 0, "%s", err.msg);
+}
+
+static int dir_handle(struct fixture *f, const char *rel)
+{
+	struct unpkg_err err;
+	int d;
+
+	unpkg_err_init(&err);
+	d = unpkg_commit_dir(f->c, f->root, rel, &err);
+	ck_assert_msg(d >= 0, "%s", err.msg);
+	return d;
+}
+
+static void finish(struct fixture *f)
+{
+	struct unpkg_err err;
+
+	unpkg_err_init(&err);
+	ck_assert_msg(unpkg_commit_finish(f->c, &err) == 0, "%s", err.msg);
+	ck_assert_msg(unpkg_commit_release(f->c, &err) == 0, "%s", err.msg);
+}
+
+START_TEST(test_mode_names)
+{
+	ck_assert_int_eq(unpkg_sync_mode_parse("dpkg"), UNPKG_SYNC_DPKG);
+	ck_assert_int_eq(unpkg_sync_mode_parse("syncfs"), UNPKG_SYNC_SYNCFS);
+	ck_assert_int_eq(unpkg_sync_mode_parse("none"), UNPKG_SYNC_NONE);
+	ck_assert_int_eq(unpkg_sync_mode_parse("fsync"), -1);
+	ck_assert_str_eq(unpkg_sync_mode_name(UNPKG_SYNC_SYNCFS), "syncfs");
+}
+END_TEST
+
+/* The dpkg recipe: one SYNC_FILE_RANGE_WRITE per file as staged, one
+ * WAIT_BEFORE and one fdatasync per file at the barrier, one rename per
+ * entry, one fsync per touched directory. */
+START_TEST(test_dpkg_counts)
+{
+	struct fixture f;
+	int d;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	d = dir_handle(&f, "d");
+	stage_file(&f, d, "a", "alpha", 0);
+	stage_file(&f, d, "b", "beta", 0);
+	stage_file(&f, d, "c", "gamma", 0);
+	ck_assert_uint_eq(f.st.sync_file_range, 3);
+	ck_assert_uint_eq(f.st.fdatasync, 0);
+	ck_assert(!exists(&f, "d/a"));
+	finish(&f);
+	ck_assert_uint_eq(f.st.sync_file_range, 6);
+	ck_assert_uint_eq(f.st.fdatasync, 3);
+	ck_assert_uint_eq(f.st.rename, 3);
+	ck_assert_uint_eq(f.st.fsync, 1);
+	ck_assert_uint_eq(f.st.syncfs, 0);
+	ck_assert_str_eq(unpkg_commit_strategy(f.c), "dpkg");
+	check_content(&f, "d/a", "alpha");
+	check_content(&f, "d/c", "gamma");
+	ck_assert(!exists(&f, "d/a.dpkg-new"));
+	teardown(&f);
+}
+END_TEST
+
+START_TEST(test_syncfs_counts)
+{
+	struct fixture f;
+	int d, e;
+
+	setup(&f, UNPKG_SYNC_SYNCFS, 0);
+	ck_assert_int_eq(mkdir(at(&f, "d/e"), 0755), 0);
+	d = dir_handle(&f, "d");
+	e = dir_handle(&f, "d/e");
+	stage_file(&f, d, "a", "alpha", 0);
+	stage_file(&f, e, "b", "beta", 0);
+	finish(&f);
+	/* both directories are on one filesystem: one syncfs per pass */
+	ck_assert_uint_eq(f.st.syncfs, 2);
+	ck_assert_uint_eq(f.st.fdatasync + f.st.fsync + f.st.sync_file_range,
+			  0);
+	check_content(&f, "d/e/b", "beta");
+	teardown(&f);
+}
+END_TEST
+
+START_TEST(test_none_counts)
+{
+	struct fixture f;
+	int d;
+
+	setup(&f, UNPKG_SYNC_NONE, 0);
+	d = dir_handle(&f, "d");
+	stage_file(&f, d, "a", "alpha", 0);
+	finish(&f);
+	ck_assert_uint_eq(f.st.syncfs + f.st.fdatasync + f.st.fsync +
+			  f.st.sync_file_range, 0);
+	ck_assert_uint_eq(f.st.rename, 1);
+	check_content(&f, "d/a", "alpha");
+	teardown(&f);
+}
+END_TEST
+
+/* A replaced file is kept as NAME.dpkg-tmp until release. */
+START_TEST(test_backup_release)
+{
+	struct fixture f;
+	struct unpkg_err err;
+	int d;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	unpkg_err_init(&err);
+	tu_write_file(at(&f, "d/a"), "old", 0644);
+	d = dir_handle(&f, "d");
+	stage_file(&f, d, "a", "new", UNPKG_STAGE_BACKUP);
+	check_content(&f, "d/a.dpkg-tmp", "old");
+	ck_assert_int_eq(unpkg_commit_finish(f.c, &err), 0);
+	check_content(&f, "d/a", "new");
+	check_content(&f, "d/a.dpkg-tmp", "old");
+	ck_assert_int_eq(unpkg_commit_release(f.c, &err), 0);
+	ck_assert(!exists(&f, "d/a.dpkg-tmp"));
+	teardown(&f);
+}
+END_TEST
+
+/* Abort before the rename pass: staged names, backups and created
+ * directories go; the old files stay. */
+START_TEST(test_abort_before_rename)
+{
+	struct fixture f;
+	struct unpkg_err err;
+	int d, n;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	unpkg_err_init(&err);
+	tu_write_file(at(&f, "d/a"), "old", 0644);
+	d = dir_handle(&f, "d");
+	ck_assert_int_eq(mkdir(at(&f, "d/new"), 0755), 0);
+	ck_assert_int_eq(unpkg_commit_mkdir(f.c, d, "new", &err), 0);
+	n = dir_handle(&f, "d/new");
+	stage_file(&f, d, "a", "new", UNPKG_STAGE_BACKUP);
+	stage_file(&f, n, "b", "bee", 0);
+	unpkg_commit_abort(f.c);
+	check_content(&f, "d/a", "old");
+	ck_assert(!exists(&f, "d/a.dpkg-new"));
+	ck_assert(!exists(&f, "d/a.dpkg-tmp"));
+	ck_assert(!exists(&f, "d/new"));
+	teardown(&f);
+}
+END_TEST
+
+/* Abort after the rename pass (the database record failed): old files
+ * come back from their backups, new ones go. */
+START_TEST(test_abort_after_rename)
+{
+	struct fixture f;
+	struct unpkg_err err;
+	int d;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	unpkg_err_init(&err);
+	tu_write_file(at(&f, "d/a"), "old", 0644);
+	d = dir_handle(&f, "d");
+	stage_file(&f, d, "a", "new", UNPKG_STAGE_BACKUP);
+	stage_file(&f, d, "b", "bee", 0);
+	ck_assert_int_eq(unpkg_commit_finish(f.c, &err), 0);
+	check_content(&f, "d/a", "new");
+	unpkg_commit_abort(f.c);
+	check_content(&f, "d/a", "old");
+	ck_assert(!exists(&f, "d/b"));
+	ck_assert(!exists(&f, "d/a.dpkg-tmp"));
+	teardown(&f);
+}
+END_TEST
+
+/* A conffile is made durable but keeps its temporary name. */
+START_TEST(test_norename)
+{
+	struct fixture f;
+	int d;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	d = dir_handle(&f, "d");
+	stage_file(&f, d, "conf", "c", UNPKG_STAGE_NORENAME);
+	finish(&f);
+	ck_assert_uint_eq(f.st.fdatasync, 1);
+	ck_assert_uint_eq(f.st.rename, 0);
+	ck_assert(exists(&f, "d/conf.dpkg-new"));
+	ck_assert(!exists(&f, "d/conf"));
+	teardown(&f);
+}
+END_TEST
+
+static int count_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* With a descriptor budget, staged files are flushed early and directory
+ * descriptors reclaimed; every file is still synced and renamed. */
+START_TEST(test_fd_budget)
+{
+	struct fixture f;
+	char name[32], rel[64];
+	int base, i, max_seen = 0;
+
+	setup(&f, UNPKG_SYNC_DPKG, 8);
+	for (i = 0; i < 12; i++) {
+		snprintf(rel, sizeof(rel), "d/s%d", i);
+		ck_assert_int_eq(mkdir(at(&f, rel), 0755), 0);
+	}
+	base = count_open_fds();
+	for (i = 0; i < 60; i++) {
+		int d, n;
+
+		snprintf(rel, sizeof(rel), "d/s%d", i % 12);
+		d = dir_handle(&f, rel);
+		snprintf(name, sizeof(name), "f%d", i);
+		stage_file(&f, d, name, "x", 0);
+		n = count_open_fds() - base;
+		if (n > max_seen)
+			max_seen = n;
+	}
+	finish(&f);
+	ck_assert_int_le(max_seen, 8 + 1);
+	ck_assert_uint_eq(f.st.fdatasync, 60);
+	ck_assert_uint_eq(f.st.rename, 60);
+	ck_assert_uint_eq(f.st.fsync, 12);
+	for (i = 0; i < 60; i++) {
+		snprintf(rel, sizeof(rel), "d/s%d/f%d", i % 12, i);
+		check_content(&f, rel, "x");
+	}
+	teardown(&f);
+}
+END_TEST
+
+/* The same directory reached through an in-root symlink is one handle. */
+START_TEST(test_dir_dedup)
+{
+	struct fixture f;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	ck_assert_int_eq(symlink("d", at(&f, "link")), 0);
+	ck_assert_int_eq(dir_handle(&f, "d"), dir_handle(&f, "link"));
+	ck_assert_int_ne(dir_handle(&f, "d"), dir_handle(&f, ""));
+	teardown(&f);
+}
+END_TEST
+
+/* sync_file_range fails with ESPIPE on a pipe: the dpkg strategy must
+ * switch to syncfs with a notice, and still commit. */
+START_TEST(test_fallback_to_syncfs)
+{
+	struct fixture f;
+	struct unpkg_err err;
+	int d, dfd, fd;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	unpkg_err_init(&err);
+	d = dir_handle(&f, "d");
+	dfd = unpkg_commit_dirfd(f.c, d, &err);
+	ck_assert_int_eq(mkfifoat(dfd, "p.dpkg-new", 0644), 0);
+	fd = openat(dfd, "p.dpkg-new", O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_msg(unpkg_commit_stage(f.c, d, "p.dpkg-new", "p", fd, 0,
+					 &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(unpkg_commit_strategy(f.c), "syncfs");
+	ck_assert_ptr_nonnull(strstr(f.notice, "syncfs"));
+	stage_file(&f, d, "a", "alpha", 0);
+	finish(&f);
+	ck_assert_uint_eq(f.st.syncfs, 2);
+	ck_assert_uint_eq(f.st.fdatasync, 0);
+	check_content(&f, "d/a", "alpha");
+	ck_assert(exists(&f, "d/p"));
+	teardown(&f);
+}
+END_TEST
+
+/* A rename that fails (the target is a non-empty directory) fails the
+ * commit; abort then puts everything back. */
+START_TEST(test_rename_failure_rolls_back)
+{
+	struct fixture f;
+	struct unpkg_err err;
+	int d;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	unpkg_err_init(&err);
+	tu_write_file(at(&f, "d/a"), "old", 0644);
+	ck_assert_int_eq(mkdir(at(&f, "d/z"), 0755), 0);
+	tu_write_file(at(&f, "d/z/keep"), "k", 0644);
+	d = dir_handle(&f, "d");
+	stage_file(&f, d, "a", "new", UNPKG_STAGE_BACKUP);
+	stage_file(&f, d, "z", "file", 0);
+	ck_assert_int_eq(unpkg_commit_finish(f.c, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "z.dpkg-new"));
+	unpkg_commit_abort(f.c);
+	check_content(&f, "d/a", "old");
+	check_content(&f, "d/z/keep", "k");
+	ck_assert(!exists(&f, "d/z.dpkg-new"));
+	ck_assert(!exists(&f, "d/a.dpkg-tmp"));
+	teardown(&f);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("commit");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_mode_names);
+	tcase_add_test(tc, test_dpkg_counts);
+	tcase_add_test(tc, test_syncfs_counts);
+	tcase_add_test(tc, test_none_counts);
+	tcase_add_test(tc, test_backup_release);
+	tcase_add_test(tc, test_abort_before_rename);
+	tcase_add_test(tc, test_abort_after_rename);
+	tcase_add_test(tc, test_norename);
+	tcase_add_test(tc, test_fd_budget);
+	tcase_add_test(tc, test_dir_dedup);
+	tcase_add_test(tc, test_fallback_to_syncfs);
+	tcase_add_test(tc, test_rename_failure_rolls_back);
+	suite_add_tcase(s, tc);
+	return tu_run_suite(s);
+}
