@@ -1,0 +1,1702 @@
+/* db.c - dpkg's database: locks, status + updates/ journal, file lists. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "db.h"
+
+/* dpkg refuses updates/ names longer than this. */
+#define UPDATES_NAME_MAX 10
+
+enum want {
+	WANT_UNKNOWN, WANT_INSTALL, WANT_HOLD, WANT_DEINSTALL, WANT_PURGE
+};
+enum flag { FLAG_OK, FLAG_REINSTREQ };
+enum pstat {
+	ST_NOTINST, ST_CFGFILES, ST_HALFINST, ST_UNPACKED, ST_HALFCFG,
+	ST_TRIGAW, ST_TRIGPEND, ST_INSTALLED
+};
+
+static const char *const want_words[] = {
+	"unknown", "install", "hold", "deinstall", "purge", NULL
+};
+static const char *const flag_words[] = { "ok", "reinstreq", NULL };
+static const char *const stat_words[] = {
+	"not-installed", "config-files", "half-installed", "unpacked",
+	"half-configured", "triggers-awaited", "triggers-pending",
+	"installed", NULL
+};
+
+/* A package as the database holds it: the public part, and the stanza
+ * text that goes back into the status file.  Stanzas are re-emitted
+ * verbatim because dpkg's own output is already canonical; rebuilding
+ * them from the parsed fields could only introduce differences. */
+struct entry {
+	struct unpkg_db_pkg pub;	/* first: unpkg_db_at() hands it out */
+	char *text;			/* stanza, ends in one '\n' */
+	size_t len;
+	int same;			/* Multi-Arch: same */
+	int needs_arch;			/* dpkg prints it as name:arch */
+	enum want want;
+	enum flag flag;
+	enum pstat stat;
+};
+
+/* File lists: an open-addressing table (linear probing) of paths, whose
+ * strings, and the owners' keys, live in one arena addressed by 32-bit
+ * offsets.  A path usually has one owner, kept in the slot; further
+ * owners (shared directories) are chained in `more`. */
+#define NONE UINT32_MAX
+
+struct fslot {
+	uint32_t hash;
+	uint32_t path;		/* arena offset; 0 = empty slot */
+	uint32_t owner;		/* arena offset of the first owner's key */
+	uint32_t more;		/* index into ftab.more, or NONE */
+};
+
+struct fmore {
+	uint32_t owner;
+	uint32_t next;
+};
+
+struct ftab {
+	char *arena;
+	size_t alen, acap;
+	struct fslot *slots;
+	size_t cap, used;	/* cap is a power of two */
+	struct fmore *more;
+	size_t mlen, mcap;
+};
+
+struct unpkg_db {
+	char *admindir;
+	unsigned int flags;
+	int dirfd;
+	int lock_fd;
+	int front_fd;
+	struct entry **v;	/* sorted as the status file is */
+	size_t n, cap;
+	char **applied;		/* updates/ files folded into v */
+	size_t napplied, capplied;
+	struct ftab files;
+	int files_loaded;
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *p = malloc(n + 1);
+
+	if (p != NULL) {
+		memcpy(p, s, n);
+		p[n] = '\0';
+	}
+	return p;
+}
+
+/* An array `p` of *cap elements of `size` bytes, grown to hold `want`.
+ * Returns it (maybe moved), or NULL with `p` untouched. */
+static void *grow(void *p, size_t *cap, size_t want, size_t size,
+		  size_t first, struct unpkg_err *err)
+{
+	size_t ncap;
+	void *np;
+
+	if (want <= *cap)
+		return p;
+	ncap = *cap != 0 ? *cap : first;
+	while (ncap < want) {
+		if (ncap > (SIZE_MAX / size) / 2) {
+			unpkg_err_nomem(err);
+			return NULL;
+		}
+		ncap *= 2;
+	}
+	np = realloc(p, ncap * size);
+	if (np == NULL) {
+		unpkg_err_nomem(err);
+		return NULL;
+	}
+	*cap = ncap;
+	return np;
+}
+
+/* The architecture this program runs as, named the way dpkg built for the
+ * same machine names its native architecture.  dpkg sorts a native or
+ * "all" instance before foreign ones of the same name, so the status file
+ * order depends on it. */
+static const char *native_arch(void)
+{
+#if defined(__x86_64__) && defined(__ILP32__)
+	return "x32";
+#elif defined(__x86_64__)
+	return "amd64";
+#elif defined(__i386__)
+	return "i386";
+#elif defined(__aarch64__)
+	return "arm64";
+#elif defined(__arm__) && defined(__ARM_PCS_VFP)
+	return "armhf";
+#elif defined(__arm__)
+	return "armel";
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+	return "ppc64el";
+#elif defined(__powerpc64__)
+	return "ppc64";
+#elif defined(__powerpc__)
+	return "powerpc";
+#elif defined(__s390x__)
+	return "s390x";
+#elif defined(__riscv) && __riscv_xlen == 64
+	return "riscv64";
+#elif defined(__loongarch64)
+	return "loong64";
+#elif defined(__mips64) && defined(__MIPSEL__)
+	return "mips64el";
+#elif defined(__mips__) && defined(__MIPSEL__)
+	return "mipsel";
+#else
+	return "";
+#endif
+}
+
+static int word_index(const char *const *words, const char *s, size_t n)
+{
+	int i;
+
+	for (i = 0; words[i] != NULL; i++) {
+		if (strlen(words[i]) == n && memcmp(words[i], s, n) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Split a Status: value as dpkg does.  On error *why is a description in
+ * dpkg's words and -1 is returned. */
+static int parse_status(const char *v, int idx[3], const char **why,
+			const char **bad)
+{
+	static const char *const what[3] = {
+		"first (want) word in 'Status' field",
+		"second (error) word in 'Status' field",
+		"third (status) word in 'Status' field",
+	};
+	const char *const *tables[3] = { want_words, flag_words, stat_words };
+	const char *p = v;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		const char *w;
+
+		while (is_space(*p))
+			p++;
+		w = p;
+		while (*p != '\0' && !is_space(*p))
+			p++;
+		*bad = w;
+		if (p == w) {
+			*why = what[k];
+			return -1;
+		}
+		idx[k] = word_index(tables[k], w, (size_t)(p - w));
+		if (idx[k] < 0) {
+			*why = what[k];
+			return -1;
+		}
+	}
+	while (is_space(*p))
+		p++;
+	if (*p != '\0') {
+		*why = what[2];
+		*bad = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- entries ------------------------------------------------------------ */
+
+static void entry_free(struct entry *e)
+{
+	if (e == NULL)
+		return;
+	free(e->pub.name);
+	free(e->pub.arch);
+	free(e->pub.key);
+	unpkg_para_destroy(&e->pub.para);
+	free(e->text);
+	free(e);
+}
+
+/* Build an entry from a parsed paragraph (taken over, left empty) and its
+ * text.  `file` names the source for messages (NULL: none). */
+static int entry_new(struct unpkg_para *para, const char *text, size_t len,
+		     const char *file, struct entry **out,
+		     struct unpkg_err *err)
+{
+	struct entry *e = NULL;
+	const char *name, *arch, *ma, *st, *why, *bad;
+	const char *where = file ? file : "";
+	const char *sep = file ? ": " : "";
+	int idx[3] = { WANT_UNKNOWN, FLAG_OK, ST_NOTINST };
+	int ret = -1;
+
+	e = calloc(1, sizeof(*e));
+	if (e == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	e->pub.para = *para;
+	unpkg_para_init(para);
+
+	name = unpkg_para_get(&e->pub.para, "Package");
+	if (name == NULL || name[0] == '\0') {
+		unpkg_err_set(err, UNPKG_ERR_FORMAT,
+			      "%s%sline %zu: missing 'Package' field", where,
+			      sep, e->pub.para.line);
+		goto out;
+	}
+	st = unpkg_para_get(&e->pub.para, "Status");
+	if (st != NULL && parse_status(st, idx, &why, &bad) < 0) {
+		int quote = bad != NULL && *bad != '\0';
+		size_t i, line = e->pub.para.line;
+
+		for (i = 0; i < e->pub.para.count; i++) {
+			if (unpkg_field_name_eq(e->pub.para.fields[i].name,
+						"Status"))
+				line = e->pub.para.fields[i].line;
+		}
+		unpkg_err_set(err, UNPKG_ERR_FORMAT,
+			      "%s%sline %zu: package '%s': %s: %s%s%s%s",
+			      where, sep, line, name, why,
+			      bad == NULL ? "has trailing junk" :
+			      quote ? "has invalid value" :
+				      "is missing a value",
+			      quote ? " '" : "", quote ? bad : "",
+			      quote ? "'" : "");
+		goto out;
+	}
+	e->want = (enum want)idx[0];
+	e->flag = (enum flag)idx[1];
+	e->stat = (enum pstat)idx[2];
+
+	arch = unpkg_para_get(&e->pub.para, "Architecture");
+	if (arch == NULL)
+		arch = "";
+	ma = unpkg_para_get(&e->pub.para, "Multi-Arch");
+	e->same = ma != NULL && strcmp(ma, "same") == 0;
+	if (arch[0] == '\0')
+		e->needs_arch = 0;
+	else if (e->same)
+		e->needs_arch = 1;
+	else
+		e->needs_arch = strcmp(arch, "all") != 0 &&
+				strcmp(arch, native_arch()) != 0;
+
+	e->pub.name = strdup(name);
+	e->pub.arch = strdup(arch);
+	if (e->same && arch[0] != '\0') {
+		size_t nl = strlen(name), al = strlen(arch);
+
+		e->pub.key = malloc(nl + 1 + al + 1);
+		if (e->pub.key != NULL) {
+			memcpy(e->pub.key, name, nl);
+			e->pub.key[nl] = ':';
+			memcpy(e->pub.key + nl + 1, arch, al + 1);
+		}
+	} else {
+		e->pub.key = strdup(name);
+	}
+	e->text = xstrndup(text, len);
+	e->len = len;
+	if (e->pub.name == NULL || e->pub.arch == NULL ||
+	    e->pub.key == NULL || e->text == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	*out = e;
+	e = NULL;
+	ret = 0;
+out:
+	entry_free(e);
+	return ret;
+}
+
+/* dpkg's status order: by name; then the instances printed without an
+ * architecture, then the others by architecture.  Instances that compare
+ * equal keep the order in which the database got them (dpkg's sort is
+ * stable and its comparison gives no order among them). */
+static int entry_cmp(const struct entry *a, const struct entry *b)
+{
+	int r = strcmp(a->pub.name, b->pub.name);
+
+	if (r != 0)
+		return r;
+	if (a->needs_arch != b->needs_arch)
+		return a->needs_arch ? 1 : -1;
+	if (!a->needs_arch)
+		return 0;
+	return strcmp(a->pub.arch, b->pub.arch);
+}
+
+/* dpkg forgets a not-installed package unless a hold or an error flag
+ * keeps it: such a stanza in updates/ is how a purge is recorded. */
+static int informative(const struct entry *e)
+{
+	return !(e->stat == ST_NOTINST && e->flag == FLAG_OK &&
+		 e->want != WANT_HOLD);
+}
+
+/* Index of the first entry named `name` (or where it would go). */
+static size_t name_lower(const struct unpkg_db *db, const char *name)
+{
+	size_t lo = 0, hi = db->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(db->v[mid]->pub.name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t name_end(const struct unpkg_db *db, size_t i, const char *name)
+{
+	while (i < db->n && strcmp(db->v[i]->pub.name, name) == 0)
+		i++;
+	return i;
+}
+
+static void remove_at(struct unpkg_db *db, size_t i)
+{
+	entry_free(db->v[i]);
+	memmove(&db->v[i], &db->v[i + 1], (db->n - i - 1) * sizeof(*db->v));
+	db->n--;
+}
+
+/* Insert `e` in order, after its equals; at `hint` (the place of the
+ * instance it replaces, SIZE_MAX for none) if the order allows it there, so
+ * a replaced instance keeps its place as it does in dpkg. */
+static int insert_sorted(struct unpkg_db *db, struct entry *e, size_t hint,
+			 struct unpkg_err *err)
+{
+	size_t lo = 0, hi = db->n;
+	struct entry **nv;
+
+	nv = grow(db->v, &db->cap, db->n + 1, sizeof(*db->v), 256, err);
+	if (nv == NULL)
+		return -1;
+	db->v = nv;
+	if (hint <= db->n && (hint == 0 || entry_cmp(db->v[hint - 1], e) <= 0) &&
+	    (hint == db->n || entry_cmp(e, db->v[hint]) <= 0)) {
+		lo = hint;
+	} else if (db->n == 0 || entry_cmp(db->v[db->n - 1], e) <= 0) {
+		/* Input is normally sorted already. */
+		lo = db->n;
+	} else {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (entry_cmp(db->v[mid], e) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	memmove(&db->v[lo + 1], &db->v[lo], (db->n - lo) * sizeof(*db->v));
+	db->v[lo] = e;
+	db->n++;
+	return 0;
+}
+
+/* Fold one stanza into the database, taking `e` over.  The status file
+ * names each instance by (name, arch).  A journal entry may instead move a
+ * package to another architecture or Multi-Arch value (a crossgrade): when
+ * the package has exactly one installed instance, the entry replaces it,
+ * unless both are Multi-Arch: same.  This is how dpkg picks the slot. */
+static int apply(struct unpkg_db *db, struct entry *e, int journal,
+		 const char *file, struct unpkg_err *err)
+{
+	size_t lo = name_lower(db, e->pub.name);
+	size_t hi = name_end(db, lo, e->pub.name);
+	size_t i, slot = SIZE_MAX, single = SIZE_MAX, installed = 0;
+	const char *where = file ? file : "";
+	const char *sep = file ? ": " : "";
+	/* A not-installed stanza in the status file is only a selection. */
+	int selection = !journal && e->stat == ST_NOTINST;
+	int ret = -1;
+
+	for (i = lo; i < hi; i++) {
+		if (db->v[i]->stat != ST_NOTINST) {
+			installed++;
+			single = i;
+		}
+	}
+	if (installed > 1 && !selection && !e->same) {
+		const char *ma = unpkg_para_get(&e->pub.para, "Multi-Arch");
+
+		unpkg_err_set(err, UNPKG_ERR_FORMAT,
+			      "%s%sline %zu: package %s:%s with field "
+			      "'Multi-Arch: %s' is not co-installable with "
+			      "%s which has multiple installed instances",
+			      where, sep, e->pub.para.line, e->pub.name,
+			      e->pub.arch, ma ? ma : "no", e->pub.name);
+		goto out;
+	}
+	for (i = lo; i < hi && !journal && !selection; i++) {
+		const struct entry *o = db->v[i];
+
+		if (o->stat == ST_NOTINST)
+			continue;
+		if (o->same != e->same) {
+			unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				      "%s%sline %zu: package '%s': mixed "
+				      "non-coinstallable and coinstallable "
+				      "package instances present",
+				      where, sep, e->pub.para.line,
+				      e->pub.key);
+			goto out;
+		}
+		if (!e->same) {
+			unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				      "%s%sline %zu: package '%s': multiple "
+				      "non-coinstallable package instances "
+				      "present",
+				      where, sep, e->pub.para.line,
+				      e->pub.key);
+			goto out;
+		}
+	}
+	if (journal && installed == 1 && !(db->v[single]->same && e->same)) {
+		slot = single;
+	} else {
+		for (i = lo; i < hi && slot == SIZE_MAX; i++) {
+			if (strcmp(db->v[i]->pub.arch, e->pub.arch) == 0)
+				slot = i;
+		}
+	}
+	if (slot != SIZE_MAX)
+		remove_at(db, slot);
+	if (informative(e)) {
+		if (insert_sorted(db, e, slot, err) < 0)
+			goto out;
+		e = NULL;
+	}
+	ret = 0;
+out:
+	entry_free(e);
+	return ret;
+}
+
+/* ---- file I/O ----------------------------------------------------------- */
+
+/* Read a whole file.  Returns 1, or 0 if it does not exist and
+ * `missing_ok`, or -1.  `shown` names it in messages. */
+static int slurp(int dirfd, const char *name, const char *shown,
+		 int missing_ok, char **buf, size_t *len,
+		 struct unpkg_err *err)
+{
+	char *b = NULL;
+	size_t n = 0, cap = 0;
+	struct stat st;
+	int fd = -1;
+	int ret = -1;
+
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ENOENT && missing_ok) {
+			*buf = NULL;
+			*len = 0;
+			ret = 0;
+			goto out;
+		}
+		unpkg_err_sys(err, "cannot open %s", shown);
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		unpkg_err_sys(err, "cannot stat %s", shown);
+		goto out;
+	}
+	cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+	b = malloc(cap);
+	if (b == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			char *nb = grow(b, &cap, n + 4096, 1, 4096, err);
+
+			if (nb == NULL)
+				goto out;
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			unpkg_err_sys(err, "cannot read %s", shown);
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	b = NULL;
+	ret = 1;
+out:
+	free(b);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+static int write_all(int fd, const char *buf, size_t len, const char *shown,
+		     struct unpkg_err *err)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return unpkg_err_sys(err, "cannot write %s", shown);
+		}
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *p = malloc(la + 1 + lb + 1);
+
+	if (p != NULL) {
+		memcpy(p, a, la);
+		p[la] = '/';
+		memcpy(p + la + 1, b, lb + 1);
+	}
+	return p;
+}
+
+/* Where the next stanza's text starts: past empty lines (and lines of
+ * blanks, should the parser take those as separators too). */
+static size_t skip_blank_lines(const char *buf, size_t len, size_t p)
+{
+	while (p < len) {
+		size_t q = p;
+
+		while (q < len && is_space(buf[q]))
+			q++;
+		if (q >= len || buf[q] != '\n')
+			break;
+		p = q + 1;
+	}
+	return p;
+}
+
+/* Parse one status or journal file into the database. */
+static int load_stanzas(struct unpkg_db *db, const char *name, int journal,
+			struct unpkg_err *err)
+{
+	struct unpkg_para para;
+	char *shown = NULL;
+	char *buf = NULL;
+	size_t len = 0, pos = 0, line = 1;
+	int r, ret = -1;
+
+	unpkg_para_init(&para);
+	shown = path_join(db->admindir, name);
+	if (shown == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	r = slurp(db->dirfd, name, shown, !journal, &buf, &len, err);
+	if (r <= 0) {
+		ret = r;
+		goto out;
+	}
+	for (;;) {
+		struct entry *e = NULL;
+		size_t start, end;
+
+		start = skip_blank_lines(buf, len, pos);
+		r = unpkg_para_next(buf, len, &pos, &line, &para, err);
+		if (r < 0) {
+			unpkg_err_prefix(err, "%s", shown);
+			goto out;
+		}
+		if (r == 0)
+			break;
+		/* The stanza's text runs up to, not including, the blank
+		 * line that ends it. */
+		end = pos;
+		while (end - start >= 2 && buf[end - 1] == '\n' &&
+		       buf[end - 2] == '\n')
+			end--;
+		if (entry_new(&para, buf + start, end - start, shown, &e,
+			      err) < 0)
+			goto out;
+		if (end == len && buf[end - 1] != '\n') {
+			/* Unterminated last line: the writer adds the
+			 * newline dpkg would have written. */
+			char *t = realloc(e->text, e->len + 2);
+
+			if (t == NULL) {
+				entry_free(e);
+				unpkg_err_nomem(err);
+				goto out;
+			}
+			t[e->len++] = '\n';
+			t[e->len] = '\0';
+			e->text = t;
+		}
+		if (apply(db, e, journal, shown, err) < 0)
+			goto out;
+	}
+	ret = 1;
+out:
+	unpkg_para_destroy(&para);
+	free(buf);
+	free(shown);
+	return ret;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_updates(struct unpkg_db *db, struct unpkg_err *err)
+{
+	DIR *dir = NULL;
+	struct dirent *de;
+	size_t i, first_len = 0;
+	int fd = -1;
+	int ret = -1;
+
+	fd = openat(db->dirfd, "updates",
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			ret = 0;
+			goto out;
+		}
+		unpkg_err_sys(err, "cannot open %s/updates", db->admindir);
+		goto out;
+	}
+	dir = fdopendir(fd);
+	if (dir == NULL) {
+		unpkg_err_sys(err, "cannot open %s/updates", db->admindir);
+		goto out;
+	}
+	fd = -1;
+	for (;;) {
+		char **applied;
+		size_t n;
+		char *copy;
+
+		errno = 0;
+		de = readdir(dir);
+		if (de == NULL) {
+			if (errno != 0) {
+				unpkg_err_sys(err, "cannot read %s/updates",
+					      db->admindir);
+				goto out;
+			}
+			break;
+		}
+		n = strspn(de->d_name, "0123456789");
+		/* Anything else (dpkg's tmp.i scratch file) is not an
+		 * entry. */
+		if (n == 0 || de->d_name[n] != '\0')
+			continue;
+		if (n > UPDATES_NAME_MAX) {
+			unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				      "%s/updates: file '%s' has a name too "
+				      "long for a journal entry (length=%zu, "
+				      "max=%d)",
+				      db->admindir, de->d_name, n,
+				      UPDATES_NAME_MAX);
+			goto out;
+		}
+		/* Equal lengths make dpkg's alphabetical order the numeric
+		 * one; dpkg refuses anything else, so do we. */
+		if (first_len == 0) {
+			first_len = n;
+		} else if (n != first_len) {
+			unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				      "%s/updates: files with different "
+				      "length names (both %zu and %zu)",
+				      db->admindir, first_len, n);
+			goto out;
+		}
+		applied = grow(db->applied, &db->capplied, db->napplied + 1,
+			       sizeof(*db->applied), 16, err);
+		if (applied == NULL)
+			goto out;
+		db->applied = applied;
+		copy = strdup(de->d_name);
+		if (copy == NULL) {
+			unpkg_err_nomem(err);
+			goto out;
+		}
+		db->applied[db->napplied++] = copy;
+	}
+	if (db->napplied > 1)
+		qsort(db->applied, db->napplied, sizeof(*db->applied),
+		      cmp_names);
+	for (i = 0; i < db->napplied; i++) {
+		char name[sizeof("updates/") + UPDATES_NAME_MAX];
+
+		memcpy(name, "updates/", sizeof("updates/") - 1);
+		memcpy(name + sizeof("updates/") - 1, db->applied[i],
+		       strlen(db->applied[i]) + 1);
+		if (load_stanzas(db, name, 1, err) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	if (dir != NULL)
+		closedir(dir);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+static int take_lock(struct unpkg_db *db, const char *name, const char *desc,
+		     int *out, struct unpkg_err *err)
+{
+	struct flock fl;
+	int fd = -1;
+	int ret = -1;
+
+	/* Same creation as dpkg: mode 0660 less the umask (0640 usually). */
+	fd = openat(db->dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
+		    0660);
+	if (fd < 0) {
+		unpkg_err_sys(err, "unable to open/create %s '%s/%s'", desc,
+			      db->admindir, name);
+		goto out;
+	}
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	while (fcntl(fd, F_SETLK, &fl) < 0) {
+		struct flock who;
+
+		if (errno == EINTR)
+			continue;
+		if (errno != EACCES && errno != EAGAIN) {
+			unpkg_err_sys(err, "unable to lock %s '%s/%s'", desc,
+				      db->admindir, name);
+			goto out;
+		}
+		memset(&who, 0, sizeof(who));
+		who.l_type = F_WRLCK;
+		who.l_whence = SEEK_SET;
+		if (fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK &&
+		    who.l_pid > 0)
+			unpkg_err_set(err, UNPKG_ERR_LOCKED,
+				      "%s was locked by another process "
+				      "with pid %ld",
+				      desc, (long)who.l_pid);
+		else
+			unpkg_err_set(err, UNPKG_ERR_LOCKED,
+				      "%s is locked by another process", desc);
+		goto out;
+	}
+	*out = fd;
+	fd = -1;
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+static int mkdir_p(const char *path, struct unpkg_err *err)
+{
+	char *p = NULL;
+	size_t i, len;
+	int ret = -1;
+
+	p = strdup(path);
+	if (p == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	len = strlen(p);
+	for (i = 1; i <= len; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		if (p[i - 1] == '/')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			unpkg_err_sys(err, "cannot create directory %s", p);
+			goto out;
+		}
+		if (i < len)
+			p[i] = '/';
+	}
+	ret = 0;
+out:
+	free(p);
+	return ret;
+}
+
+static int mkdir_sub(struct unpkg_db *db, const char *name,
+		     struct unpkg_err *err)
+{
+	if (mkdirat(db->dirfd, name, 0755) < 0 && errno != EEXIST)
+		return unpkg_err_sys(err, "cannot create directory %s/%s",
+				     db->admindir, name);
+	return 0;
+}
+
+static int fsync_at(int dirfd, const char *name, const char *shown,
+		    struct unpkg_err *err)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return unpkg_err_sys(err, "cannot open %s", shown);
+	if (fsync(fd) < 0) {
+		unpkg_err_sys(err, "cannot fsync %s", shown);
+		close(fd);
+		return -1;
+	}
+	if (close(fd) < 0)
+		return unpkg_err_sys(err, "cannot close %s", shown);
+	return 0;
+}
+
+/* info/format: the layout version.  "1" is the multiarch layout (lists
+ * named name:arch for Multi-Arch: same); an older one would need dpkg's
+ * own conversion of info/. */
+static int check_format(struct unpkg_db *db, struct unpkg_err *err)
+{
+	static const char one[] = "1\n";
+	char *shown = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd = -1;
+	int r, ret = -1;
+
+	shown = path_join(db->admindir, "info/format");
+	if (shown == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	r = slurp(db->dirfd, "info/format", shown, 1, &buf, &len, err);
+	if (r < 0)
+		goto out;
+	if (r > 0) {
+		if (strcmp(buf, "1") != 0 && strcmp(buf, one) != 0) {
+			unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				      "%s: database layout '%.*s' is not "
+				      "supported (run dpkg once to upgrade "
+				      "it)",
+				      shown, (int)strcspn(buf, "\n"), buf);
+			goto out;
+		}
+		ret = 0;
+		goto out;
+	}
+	if (db->flags & UNPKG_DB_READONLY) {
+		ret = 0;
+		goto out;
+	}
+	fd = openat(db->dirfd, "info/format-new",
+		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		unpkg_err_sys(err, "cannot create %s-new", shown);
+		goto out;
+	}
+	if (fchmod(fd, 0644) < 0) {
+		unpkg_err_sys(err, "cannot chmod %s-new", shown);
+		goto out;
+	}
+	if (write_all(fd, one, sizeof(one) - 1, shown, err) < 0)
+		goto out;
+	if (!(db->flags & UNPKG_DB_NOSYNC) && fdatasync(fd) < 0) {
+		unpkg_err_sys(err, "cannot sync %s-new", shown);
+		goto out;
+	}
+	r = close(fd);
+	fd = -1;
+	if (r < 0) {
+		unpkg_err_sys(err, "cannot close %s-new", shown);
+		goto out;
+	}
+	if (renameat(db->dirfd, "info/format-new", db->dirfd,
+		     "info/format") < 0) {
+		unpkg_err_sys(err, "cannot install %s", shown);
+		goto out;
+	}
+	if (!(db->flags & UNPKG_DB_NOSYNC)) {
+		char *info = path_join(db->admindir, "info");
+
+		if (info == NULL) {
+			unpkg_err_nomem(err);
+			goto out;
+		}
+		r = fsync_at(db->dirfd, "info", info, err);
+		free(info);
+		if (r < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlinkat(db->dirfd, "info/format-new", 0);
+	}
+	free(buf);
+	free(shown);
+	return ret;
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+int unpkg_db_open(const char *admindir, unsigned int flags,
+		  struct unpkg_db **out, struct unpkg_err *err)
+{
+	struct unpkg_db *db = NULL;
+	int ro = (flags & UNPKG_DB_READONLY) != 0;
+	int ret = -1;
+
+	*out = NULL;
+	if (ro && (flags & UNPKG_DB_CREATE)) {
+		unpkg_err_set(err, UNPKG_ERR_USAGE,
+			      "cannot create a database opened read-only");
+		goto out;
+	}
+	db = calloc(1, sizeof(*db));
+	if (db == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	db->dirfd = -1;
+	db->lock_fd = -1;
+	db->front_fd = -1;
+	db->flags = flags;
+	db->admindir = strdup(admindir);
+	if (db->admindir == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	if ((flags & UNPKG_DB_CREATE) && mkdir_p(admindir, err) < 0)
+		goto out;
+	db->dirfd = open(admindir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (db->dirfd < 0) {
+		unpkg_err_sys(err, "cannot open the dpkg database %s",
+			      admindir);
+		goto out;
+	}
+	if (!ro) {
+		/* The frontend lock comes first, as apt and dpkg take it. */
+		if ((flags & UNPKG_DB_LOCK_FRONTEND) &&
+		    take_lock(db, "lock-frontend", "dpkg frontend lock",
+			      &db->front_fd, err) < 0)
+			goto out;
+		if (take_lock(db, "lock", "dpkg database lock", &db->lock_fd,
+			      err) < 0)
+			goto out;
+		if (mkdir_sub(db, "info", err) < 0 ||
+		    mkdir_sub(db, "updates", err) < 0 ||
+		    mkdir_sub(db, "triggers", err) < 0)
+			goto out;
+		if (flags & UNPKG_DB_CREATE) {
+			int fd = openat(db->dirfd, "status",
+					O_WRONLY | O_CREAT | O_EXCL |
+						O_CLOEXEC,
+					0644);
+
+			if (fd < 0 && errno != EEXIST) {
+				unpkg_err_sys(err, "cannot create %s/status",
+					      admindir);
+				goto out;
+			}
+			if (fd >= 0 && close(fd) < 0) {
+				unpkg_err_sys(err, "cannot close %s/status",
+					      admindir);
+				goto out;
+			}
+		}
+	}
+	if (check_format(db, err) < 0)
+		goto out;
+	/* dpkg reads a missing status file as an empty database. */
+	if (load_stanzas(db, "status", 0, err) < 0)
+		goto out;
+	if (load_updates(db, err) < 0)
+		goto out;
+	*out = db;
+	db = NULL;
+	ret = 0;
+out:
+	unpkg_db_free(db);
+	return ret;
+}
+
+static void ftab_destroy(struct ftab *t)
+{
+	free(t->arena);
+	free(t->slots);
+	free(t->more);
+	memset(t, 0, sizeof(*t));
+}
+
+void unpkg_db_free(struct unpkg_db *db)
+{
+	size_t i;
+
+	if (db == NULL)
+		return;
+	for (i = 0; i < db->n; i++)
+		entry_free(db->v[i]);
+	free(db->v);
+	for (i = 0; i < db->napplied; i++)
+		free(db->applied[i]);
+	free(db->applied);
+	ftab_destroy(&db->files);
+	/* Closing the descriptors releases the fcntl locks. */
+	if (db->lock_fd >= 0)
+		close(db->lock_fd);
+	if (db->front_fd >= 0)
+		close(db->front_fd);
+	if (db->dirfd >= 0)
+		close(db->dirfd);
+	free(db->admindir);
+	free(db);
+}
+
+int unpkg_db_dirfd(const struct unpkg_db *db)
+{
+	return db->dirfd;
+}
+
+size_t unpkg_db_count(const struct unpkg_db *db)
+{
+	return db->n;
+}
+
+const struct unpkg_db_pkg *unpkg_db_at(const struct unpkg_db *db, size_t i)
+{
+	if (i >= db->n)
+		return NULL;
+	return &db->v[i]->pub;
+}
+
+static size_t find_index(const struct unpkg_db *db, const char *name,
+			 const char *arch)
+{
+	size_t i = name_lower(db, name);
+
+	for (; i < db->n && strcmp(db->v[i]->pub.name, name) == 0; i++) {
+		if (arch == NULL || strcmp(db->v[i]->pub.arch, arch) == 0)
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+const struct unpkg_db_pkg *unpkg_db_find(const struct unpkg_db *db,
+					 const char *name, const char *arch)
+{
+	size_t i = find_index(db, name, arch);
+
+	return i == SIZE_MAX ? NULL : &db->v[i]->pub;
+}
+
+int unpkg_db_put(struct unpkg_db *db, const char *name, const char *arch,
+		 const char *stanza, struct unpkg_err *err)
+{
+	struct unpkg_para para;
+	struct entry *e = NULL;
+	size_t start = 0, end;
+	int ret = -1;
+
+	unpkg_para_init(&para);
+	if (stanza == NULL) {
+		size_t i = find_index(db, name, arch);
+
+		if (i != SIZE_MAX)
+			remove_at(db, i);
+		ret = 0;
+		goto out;
+	}
+	end = strlen(stanza);
+	start = skip_blank_lines(stanza, end, 0);
+	while (end > start + 1 && stanza[end - 1] == '\n' &&
+	       stanza[end - 2] == '\n')
+		end--;
+	if (unpkg_para_parse(stanza + start, end - start, &para, err) < 0) {
+		unpkg_err_prefix(err, "stanza of package '%s'", name);
+		goto out;
+	}
+	if (entry_new(&para, stanza + start, end - start, NULL, &e, err) < 0)
+		goto out;
+	if (strcmp(e->pub.name, name) != 0 ||
+	    (arch != NULL && strcmp(e->pub.arch, arch) != 0)) {
+		unpkg_err_set(err, UNPKG_ERR_USAGE,
+			      "stanza of %s:%s given for package %s:%s",
+			      e->pub.name, e->pub.arch, name,
+			      arch ? arch : "*");
+		goto out;
+	}
+	if (e->len == 0 || e->text[e->len - 1] != '\n') {
+		char *t = realloc(e->text, e->len + 2);
+
+		if (t == NULL) {
+			unpkg_err_nomem(err);
+			goto out;
+		}
+		t[e->len++] = '\n';
+		t[e->len] = '\0';
+		e->text = t;
+	}
+	ret = apply(db, e, 1, NULL, err);
+	e = NULL;
+out:
+	entry_free(e);
+	unpkg_para_destroy(&para);
+	return ret;
+}
+
+int unpkg_db_pkg_status(const struct unpkg_db_pkg *pkg, const char **want,
+			const char **flag, const char **status)
+{
+	const char *v = unpkg_para_get(&pkg->para, "Status");
+	const char *why, *bad;
+	int idx[3];
+
+	if (v == NULL || parse_status(v, idx, &why, &bad) < 0)
+		return -1;
+	*want = want_words[idx[0]];
+	*flag = flag_words[idx[1]];
+	*status = stat_words[idx[2]];
+	return 0;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+int unpkg_db_serialise(const struct unpkg_db *db, char **out, size_t *len,
+		       struct unpkg_err *err)
+{
+	size_t i, total = 0, off = 0;
+	char *buf;
+
+	for (i = 0; i < db->n; i++)
+		total += db->v[i]->len + 1;
+	buf = malloc(total + 1);
+	if (buf == NULL)
+		return unpkg_err_nomem(err);
+	for (i = 0; i < db->n; i++) {
+		memcpy(buf + off, db->v[i]->text, db->v[i]->len);
+		off += db->v[i]->len;
+		buf[off++] = '\n';
+	}
+	buf[off] = '\0';
+	*out = buf;
+	*len = total;
+	return 0;
+}
+
+int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
+		   struct unpkg_err *err)
+{
+	int sync = !(db->flags & UNPKG_DB_NOSYNC);
+	unsigned long count = 0;
+	char *buf = NULL;
+	char *shown = NULL;
+	size_t len = 0, i, removed = 0;
+	int fd = -1;
+	int r, ret = -1;
+
+	if (db->flags & UNPKG_DB_READONLY) {
+		unpkg_err_set(err, UNPKG_ERR_USAGE,
+			      "database %s was opened read-only",
+			      db->admindir);
+		goto out;
+	}
+	shown = path_join(db->admindir, "status");
+	if (shown == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	if (unpkg_db_serialise(db, &buf, &len, err) < 0)
+		goto out;
+	fd = openat(db->dirfd, "status-new",
+		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		unpkg_err_sys(err, "cannot create %s-new", shown);
+		goto out;
+	}
+	if (fchmod(fd, 0644) < 0) {
+		unpkg_err_sys(err, "cannot chmod %s-new", shown);
+		goto out;
+	}
+	if (write_all(fd, buf, len, shown, err) < 0)
+		goto out;
+	if (sync) {
+		if (fdatasync(fd) < 0) {
+			unpkg_err_sys(err, "cannot sync %s-new", shown);
+			goto out;
+		}
+		count++;
+	}
+	r = close(fd);
+	fd = -1;
+	if (r < 0) {
+		unpkg_err_sys(err, "cannot close %s-new", shown);
+		goto out;
+	}
+	/* status itself is never missing: status-old is only a courtesy
+	 * copy, replaced the way dpkg replaces it. */
+	if (unlinkat(db->dirfd, "status-old", 0) < 0 && errno != ENOENT) {
+		unpkg_err_sys(err, "cannot remove %s-old", shown);
+		goto out;
+	}
+	if (linkat(db->dirfd, "status", db->dirfd, "status-old", 0) < 0 &&
+	    errno != ENOENT) {
+		unpkg_err_sys(err, "cannot link %s to %s-old", shown, shown);
+		goto out;
+	}
+	if (renameat(db->dirfd, "status-new", db->dirfd, "status") < 0) {
+		unpkg_err_sys(err, "cannot install %s-new as %s", shown,
+			      shown);
+		goto out;
+	}
+	if (sync) {
+		if (fsync(db->dirfd) < 0) {
+			unpkg_err_sys(err, "cannot fsync %s", db->admindir);
+			goto out;
+		}
+		count++;
+	}
+	/* Only now may the journal go: a surviving entry would be applied
+	 * again over the new status and roll it back. */
+	for (i = 0; i < db->napplied; i++) {
+		char name[sizeof("updates/") + UPDATES_NAME_MAX];
+
+		memcpy(name, "updates/", sizeof("updates/") - 1);
+		memcpy(name + sizeof("updates/") - 1, db->applied[i],
+		       strlen(db->applied[i]) + 1);
+		if (unlinkat(db->dirfd, name, 0) < 0) {
+			if (errno == ENOENT)
+				continue;
+			unpkg_err_sys(err, "cannot remove %s/%s",
+				      db->admindir, name);
+			goto out;
+		}
+		removed++;
+	}
+	for (i = 0; i < db->napplied; i++)
+		free(db->applied[i]);
+	db->napplied = 0;
+	if (removed > 0 && sync) {
+		char *upd = path_join(db->admindir, "updates");
+
+		if (upd == NULL) {
+			unpkg_err_nomem(err);
+			goto out;
+		}
+		r = fsync_at(db->dirfd, "updates", upd, err);
+		free(upd);
+		if (r < 0)
+			goto out;
+		count++;
+	}
+	ret = 0;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlinkat(db->dirfd, "status-new", 0);
+	}
+	if (fsyncs != NULL)
+		*fsyncs += count;
+	free(buf);
+	free(shown);
+	return ret;
+}
+
+/* ---- file lists --------------------------------------------------------- */
+
+static uint32_t hash_path(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* Copy a string into the arena; returns its offset or 0 on failure. */
+static uint32_t arena_add(struct ftab *t, const char *s, size_t n,
+			  struct unpkg_err *err)
+{
+	uint32_t off;
+	char *na;
+
+	if (t->alen + n + 1 > UINT32_MAX) {
+		unpkg_err_set(err, UNPKG_ERR_NOMEM,
+			      "file lists too large to index");
+		return 0;
+	}
+	na = grow(t->arena, &t->acap, t->alen + n + 1, 1, 1 << 20, err);
+	if (na == NULL)
+		return 0;
+	t->arena = na;
+	off = (uint32_t)t->alen;
+	memcpy(t->arena + off, s, n);
+	t->arena[off + n] = '\0';
+	t->alen += n + 1;
+	return off;
+}
+
+static int ftab_rehash(struct ftab *t, size_t ncap, struct unpkg_err *err)
+{
+	struct fslot *ns;
+	size_t i;
+
+	ns = calloc(ncap, sizeof(*ns));
+	if (ns == NULL)
+		return unpkg_err_nomem(err);
+	for (i = 0; i < t->cap; i++) {
+		size_t j;
+
+		if (t->slots[i].path == 0)
+			continue;
+		j = t->slots[i].hash & (ncap - 1);
+		while (ns[j].path != 0)
+			j = (j + 1) & (ncap - 1);
+		ns[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->cap = ncap;
+	return 0;
+}
+
+static struct fslot *ftab_lookup(const struct ftab *t, const char *path,
+				 size_t n, uint32_t h)
+{
+	size_t j;
+
+	if (t->cap == 0)
+		return NULL;
+	for (j = h & (t->cap - 1); t->slots[j].path != 0;
+	     j = (j + 1) & (t->cap - 1)) {
+		const struct fslot *s = &t->slots[j];
+
+		if (s->hash == h && strncmp(t->arena + s->path, path, n) == 0 &&
+		    t->arena[s->path + n] == '\0')
+			return &t->slots[j];
+	}
+	return NULL;
+}
+
+static int ftab_add(struct ftab *t, const char *path, size_t n,
+		    uint32_t owner, struct unpkg_err *err)
+{
+	uint32_t h = hash_path(path, n);
+	struct fslot *s = ftab_lookup(t, path, n, h);
+	struct fmore *nm;
+	size_t j;
+
+	if (s != NULL) {
+		/* A list naming a path twice adds nothing. */
+		if (s->owner == owner ||
+		    (s->more != NONE && t->more[s->more].owner == owner))
+			return 0;
+		if (t->mlen >= NONE)
+			return unpkg_err_nomem(err);
+		nm = grow(t->more, &t->mcap, t->mlen + 1, sizeof(*t->more),
+			  1024, err);
+		if (nm == NULL)
+			return -1;
+		t->more = nm;
+		t->more[t->mlen].owner = owner;
+		t->more[t->mlen].next = s->more;
+		s->more = (uint32_t)t->mlen++;
+		return 0;
+	}
+	if ((t->used + 1) * 2 > t->cap &&
+	    ftab_rehash(t, t->cap ? t->cap * 2 : 1 << 14, err) < 0)
+		return -1;
+	j = h & (t->cap - 1);
+	while (t->slots[j].path != 0)
+		j = (j + 1) & (t->cap - 1);
+	t->slots[j].hash = h;
+	t->slots[j].owner = owner;
+	t->slots[j].more = NONE;
+	t->slots[j].path = arena_add(t, path, n, err);
+	if (t->slots[j].path == 0)
+		return -1;
+	t->used++;
+	return 0;
+}
+
+/* Walk the lines of a .list file as dpkg reads them: every line must end
+ * in a newline, one trailing '/' is dropped, an empty name is an error. */
+static int list_walk(const char *buf, size_t len, const char *key,
+		     int (*fn)(void *ctx, const char *path, size_t n,
+			       struct unpkg_err *err),
+		     void *ctx, struct unpkg_err *err)
+{
+	size_t p = 0;
+
+	while (p < len) {
+		const char *nl = memchr(buf + p, '\n', len - p);
+		size_t end;
+
+		if (nl == NULL)
+			return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+					     "files list file for package "
+					     "'%s' is missing final newline",
+					     key);
+		end = (size_t)(nl - buf);
+		if (end > p && buf[end - 1] == '/')
+			end--;
+		if (end == p)
+			return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+					     "files list file for package "
+					     "'%s' contains empty filename",
+					     key);
+		if (fn(ctx, buf + p, end - p, err) < 0)
+			return -1;
+		p = (size_t)(nl - buf) + 1;
+	}
+	return 0;
+}
+
+struct add_ctx {
+	struct ftab *t;
+	uint32_t owner;
+};
+
+static int add_cb(void *ctx, const char *path, size_t n,
+		  struct unpkg_err *err)
+{
+	struct add_ctx *a = ctx;
+
+	return ftab_add(a->t, path, n, a->owner, err);
+}
+
+static int list_name(const char *key, char **name, char **shown,
+		     const char *admindir, struct unpkg_err *err)
+{
+	size_t kl = strlen(key);
+
+	*name = malloc(sizeof("info/") + kl + sizeof(".list"));
+	if (*name == NULL) {
+		unpkg_err_nomem(err);
+		return -1;
+	}
+	memcpy(*name, "info/", 5);
+	memcpy(*name + 5, key, kl);
+	memcpy(*name + 5 + kl, ".list", sizeof(".list"));
+	*shown = path_join(admindir, *name);
+	if (*shown == NULL) {
+		free(*name);
+		*name = NULL;
+		unpkg_err_nomem(err);
+		return -1;
+	}
+	return 0;
+}
+
+int unpkg_db_load_files(struct unpkg_db *db, struct unpkg_err *err)
+{
+	struct ftab t;
+	char *name = NULL, *shown = NULL, *buf = NULL;
+	size_t i, len;
+	int ret = -1;
+
+	memset(&t, 0, sizeof(t));
+	/* Offset 0 stands for an empty slot. */
+	t.arena = malloc(1 << 20);
+	if (t.arena == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	t.acap = 1 << 20;
+	t.arena[0] = '\0';
+	t.alen = 1;
+	for (i = 0; i < db->n; i++) {
+		const struct entry *e = db->v[i];
+		struct add_ctx a;
+		int r;
+
+		if (e->stat == ST_NOTINST)
+			continue;
+		if (list_name(e->pub.key, &name, &shown, db->admindir, err) <
+		    0)
+			goto out;
+		/* dpkg only warns about a missing list and carries on as if
+		 * it were empty. */
+		r = slurp(db->dirfd, name, shown, 1, &buf, &len, err);
+		if (r < 0)
+			goto out;
+		if (r > 0) {
+			a.t = &t;
+			a.owner = arena_add(&t, e->pub.key,
+					    strlen(e->pub.key), err);
+			if (a.owner == 0)
+				goto out;
+			if (list_walk(buf, len, e->pub.key, add_cb, &a, err) <
+			    0) {
+				unpkg_err_prefix(err, "%s", shown);
+				goto out;
+			}
+		}
+		free(buf);
+		buf = NULL;
+		free(name);
+		name = NULL;
+		free(shown);
+		shown = NULL;
+	}
+	ftab_destroy(&db->files);
+	db->files = t;
+	memset(&t, 0, sizeof(t));
+	db->files_loaded = 1;
+	ret = 0;
+out:
+	ftab_destroy(&t);
+	free(buf);
+	free(name);
+	free(shown);
+	return ret;
+}
+
+const char *unpkg_db_file_owner(const struct unpkg_db *db, const char *path,
+				const char *except_key)
+{
+	const struct ftab *t = &db->files;
+	size_t n = strlen(path);
+	const struct fslot *s;
+	uint32_t m;
+
+	if (!db->files_loaded)
+		return NULL;
+	s = ftab_lookup(t, path, n, hash_path(path, n));
+	if (s == NULL)
+		return NULL;
+	if (except_key == NULL || strcmp(t->arena + s->owner, except_key) != 0)
+		return t->arena + s->owner;
+	for (m = s->more; m != NONE; m = t->more[m].next) {
+		if (strcmp(t->arena + t->more[m].owner, except_key) != 0)
+			return t->arena + t->more[m].owner;
+	}
+	return NULL;
+}
+
+struct vec_ctx {
+	char **v;
+	size_t n, cap;
+};
+
+static int vec_cb(void *ctx, const char *path, size_t n,
+		  struct unpkg_err *err)
+{
+	struct vec_ctx *c = ctx;
+	char **nv;
+	char *p;
+
+	nv = grow(c->v, &c->cap, c->n + 1, sizeof(*c->v), 64, err);
+	if (nv == NULL)
+		return -1;
+	c->v = nv;
+	p = xstrndup(path, n);
+	if (p == NULL)
+		return unpkg_err_nomem(err);
+	c->v[c->n++] = p;
+	return 0;
+}
+
+int unpkg_db_read_list(const struct unpkg_db *db, const char *key,
+		       char ***paths, size_t *count, struct unpkg_err *err)
+{
+	struct vec_ctx c = { NULL, 0, 0 };
+	char *name = NULL, *shown = NULL, *buf = NULL;
+	size_t len;
+	int r, ret = -1;
+
+	*paths = NULL;
+	*count = 0;
+	if (list_name(key, &name, &shown, db->admindir, err) < 0)
+		goto out;
+	r = slurp(db->dirfd, name, shown, 1, &buf, &len, err);
+	if (r < 0)
+		goto out;
+	if (r == 0) {
+		ret = 0;
+		goto out;
+	}
+	/* An existing list, even an empty one, gives a non-NULL array, so
+	 * callers can tell it from a missing one. */
+	c.v = malloc(64 * sizeof(*c.v));
+	if (c.v == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	c.cap = 64;
+	if (list_walk(buf, len, key, vec_cb, &c, err) < 0) {
+		unpkg_err_prefix(err, "%s", shown);
+		goto out;
+	}
+	*paths = c.v;
+	*count = c.n;
+	c.v = NULL;
+	c.n = 0;
+	ret = 0;
+out:
+	unpkg_db_list_free(c.v, c.n);
+	free(buf);
+	free(name);
+	free(shown);
+	return ret;
+}
+
+void unpkg_db_list_free(char **paths, size_t count)
+{
+	size_t i;
+
+	if (paths == NULL)
+		return;
+	for (i = 0; i < count; i++)
+		free(paths[i]);
+	free(paths);
+}

@@ -1,0 +1,125 @@
+/* db.h - dpkg's database under the admin directory, in dpkg's own format.
+ *
+ * Layout (dpkg 1.21):  ADMINDIR/status        all package stanzas, sorted
+ *                      ADMINDIR/updates/NNNN  journal, applied over status
+ *                      ADMINDIR/info/KEY.*    per-package files
+ *                      ADMINDIR/info/format   "1\n"
+ *                      ADMINDIR/lock, lock-frontend, triggers/
+ * KEY is the package name, or "name:arch" for a Multi-Arch: same package.
+ *
+ * unpkg_db_open() takes dpkg's locks (fcntl write locks, as dpkg and apt
+ * take them, so the three never run at once) and reads status, then every
+ * all-digit file in updates/ in numeric order, each stanza replacing the
+ * package's earlier one (as dpkg, refusing names of different lengths or
+ * longer than 10 digits).  A stanza that is not-installed with flag ok and
+ * a want other than hold is dropped, as dpkg drops it.  Changes are made
+ * in memory with unpkg_db_put() and become visible on disk only through
+ * unpkg_db_write(), which rewrites status atomically and then retires the
+ * applied updates/ files.
+ */
+#ifndef UNPKG_DB_H
+#define UNPKG_DB_H
+
+#include <stddef.h>
+
+#include "control.h"
+#include "err.h"
+
+enum {
+	UNPKG_DB_CREATE = 1 << 0,	  /* create a missing admindir skeleton:
+					   * ADMINDIR (mkdir -p), info/,
+					   * updates/, triggers/, empty status */
+	UNPKG_DB_LOCK_FRONTEND = 1 << 1, /* also take lock-frontend (first) */
+	UNPKG_DB_NOSYNC = 1 << 2,	  /* --force-unsafe-io: no fsyncs */
+	UNPKG_DB_READONLY = 1 << 3,	  /* no locks, no writes (queries) */
+};
+
+/* One package of the database.  `para` is the parsed stanza; `key` is the
+ * info/ file prefix. */
+struct unpkg_db_pkg {
+	char *name;
+	char *arch;		/* Architecture: value, "" if absent */
+	char *key;		/* "name" or "name:arch" (Multi-Arch: same) */
+	struct unpkg_para para;
+};
+
+struct unpkg_db;
+
+/* Open (and lock) the database at `admindir`.  A missing admindir is an
+ * error naming it unless UNPKG_DB_CREATE.  A lock held by another process
+ * gives UNPKG_ERR_LOCKED with dpkg's wording ("dpkg frontend lock was
+ * locked by another process with pid N" / "dpkg database lock was locked
+ * by another process with pid N").  fcntl locks belong to the process: two
+ * opens in one process do not exclude each other.  Writes info/format
+ * ("1\n") if it is missing. */
+int unpkg_db_open(const char *admindir, unsigned int flags,
+		  struct unpkg_db **out, struct unpkg_err *err);
+
+/* Releases the locks.  NULL-safe. */
+void unpkg_db_free(struct unpkg_db *db);
+
+/* The admindir's directory fd (owned by db). */
+int unpkg_db_dirfd(const struct unpkg_db *db);
+
+/* Packages in the order the status file will be written (by name, then
+ * arch). */
+size_t unpkg_db_count(const struct unpkg_db *db);
+const struct unpkg_db_pkg *unpkg_db_at(const struct unpkg_db *db, size_t i);
+
+/* Look a package up by name and architecture; arch NULL matches the first
+ * package with that name.  NULL if absent. */
+const struct unpkg_db_pkg *unpkg_db_find(const struct unpkg_db *db,
+					 const char *name, const char *arch);
+
+/* Insert or replace the stanza of (name, arch), parsed from `stanza`
+ * (as produced by unpkg_stanza_format()); stanza NULL removes the package.
+ * The key is derived from the stanza's Multi-Arch field.  The stanza's
+ * Package and Architecture must be `name` and `arch` (if not NULL).  As a
+ * dpkg journal entry does, it replaces the package's only installed
+ * instance whatever its architecture (a crossgrade), unless both are
+ * Multi-Arch: same; a not-installed stanza (ok, not hold) removes it. */
+int unpkg_db_put(struct unpkg_db *db, const char *name, const char *arch,
+		 const char *stanza, struct unpkg_err *err);
+
+/* Split a package's Status: field into its three words.  Returns -1 if the
+ * field is missing or malformed. Pointers are to static strings. */
+int unpkg_db_pkg_status(const struct unpkg_db_pkg *pkg, const char **want,
+			const char **flag, const char **status);
+
+/* Serialise the database in dpkg's layout: every stanza followed by a
+ * blank line, sorted by (name, arch). Returns a malloc'd buffer. */
+int unpkg_db_serialise(const struct unpkg_db *db, char **out, size_t *len,
+		       struct unpkg_err *err);
+
+/* Make the in-memory state the on-disk state, atomically: write
+ * status-new, fdatasync it, keep the previous status as status-old (hard
+ * link), rename status-new over status, fsync the admindir; then unlink the
+ * updates/ files that were applied and fsync updates/ (so they cannot
+ * reappear after a crash and roll the status back).  With UNPKG_DB_NOSYNC
+ * the fsyncs are skipped.  Adds the number of fsync-family calls made to
+ * *fsyncs if not NULL. */
+int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
+		   struct unpkg_err *err);
+
+/* Load the file lists (info/KEY.list) of every package in the database
+ * once, for unpkg_db_file_owner().  A package whose Status is
+ * not-installed has no list; a missing list of another package counts as
+ * empty (dpkg only warns).  A malformed list is an error. */
+int unpkg_db_load_files(struct unpkg_db *db, struct unpkg_err *err);
+
+/* A package key other than `except_key` (may be NULL) whose list contains
+ * `path` ("/usr/bin/foo" form, as in .list files), or NULL.  Directories
+ * are listed by many packages; callers decide what sharing means.  The
+ * string lives until the next unpkg_db_load_files() or unpkg_db_free(). */
+const char *unpkg_db_file_owner(const struct unpkg_db *db, const char *path,
+				const char *except_key);
+
+/* Read info/KEY.list into a malloc'd array of malloc'd paths.  A missing
+ * list gives *paths NULL, *count 0 and success; an empty one a non-NULL
+ * array and *count 0.  One trailing '/' is dropped, as dpkg does.  Free
+ * with unpkg_db_list_free(). */
+int unpkg_db_read_list(const struct unpkg_db *db, const char *key,
+		       char ***paths, size_t *count, struct unpkg_err *err);
+void unpkg_db_list_free(char **paths, size_t count);
+
+#endif
