@@ -1,0 +1,72 @@
+/* extract.h - streaming a package's data.tar into staged entries.
+ *
+ * Every entry is created beneath the root under a temporary name and handed
+ * to the commit object (commit.h); nothing is visible under its final name
+ * until the commit's rename pass.  Directories are the exception, as in
+ * dpkg: they are created at once (mode 0, then owner and mode on the open
+ * directory) and recorded so an abort can remove them; an existing
+ * directory, or an in-root symlink to one, is kept as it is.
+ *
+ * Regular files: NAME.dpkg-new created O_CREAT|O_EXCL|O_NOFOLLOW with mode
+ * 0, preallocated, written while computing MD5, owner, mode and mtime set
+ * on the descriptor, then staged (the commit strategy starts writeback).
+ * Symlinks, hard links, fifos and device nodes are created as NAME.dpkg-new
+ * too and renamed with the rest.  Owners: the tar header's user and group
+ * names are looked up in the system's user database, as dpkg does; the
+ * numeric ids are used where a name is absent or unknown.
+ */
+#ifndef UNPKG_EXTRACT_H
+#define UNPKG_EXTRACT_H
+
+#include <stddef.h>
+
+#include "commit.h"
+#include "db.h"
+#include "deb.h"
+#include "err.h"
+#include "event.h"
+#include "fsroot.h"
+#include "strmap.h"
+
+/* One path of the package, in archive order. */
+struct unpkg_file {
+	char *path;		/* "/usr/bin/foo"; "/." for the root */
+	enum unpkg_entry_type type;
+	char md5[33];		/* hex digest for FILE and HARDLINK to a file,
+				 * else "" */
+};
+
+/* Embedded object: init / destroy. */
+struct unpkg_filelist {
+	struct unpkg_file *files;
+	size_t count, cap;
+	struct unpkg_strmap index;	/* path -> struct unpkg_file * index+1 */
+};
+
+void unpkg_filelist_init(struct unpkg_filelist *list);
+void unpkg_filelist_destroy(struct unpkg_filelist *list);
+
+struct unpkg_extract_opts {
+	struct unpkg_root *root;
+	struct unpkg_commit *commit;
+	/* For file conflicts: files owned by a package other than
+	 * `pkgkey` are refused.  May be NULL (no check). */
+	struct unpkg_db *db;
+	const char *pkgkey;
+	/* Files of packages extracted earlier in the same run: path -> the
+	 * owner as messages name it, "name version" (may be NULL). */
+	const struct unpkg_strmap *run_files;
+	/* Conffiles of the package ("/etc/foo.conf"): staged but not renamed
+	 * (they stay NAME.dpkg-new until configured). */
+	const struct unpkg_strmap *conffiles;
+	struct unpkg_stats *stats;
+	const struct unpkg_events *events;
+};
+
+/* Extract the rest of `deb` (positioned at data.tar) into staged entries
+ * and fill `list` (initialised, empty).  On error the caller aborts the
+ * commit, which removes everything this created. */
+int unpkg_extract(struct unpkg_deb *deb, const struct unpkg_extract_opts *o,
+		  struct unpkg_filelist *list, struct unpkg_err *err);
+
+#endif
