@@ -1,0 +1,964 @@
+/* install.c - one run of unpkg -i / --unpack. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <md5.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "db.h"
+#include "deb.h"
+#include "extract.h"
+#include "fsroot.h"
+#include "install.h"
+#include "relation.h"
+#include "stanza.h"
+#include "strmap.h"
+
+enum pkg_state {
+	PKG_FAILED,
+	PKG_OPENED,		/* control read and checked */
+	PKG_MARKED,		/* half-installed in the database */
+	PKG_UNPACKED,
+	PKG_INSTALLED,
+};
+
+struct conffile {
+	char *path;		/* "/etc/foo.conf" */
+	char *flags;		/* "remove-on-upgrade", or NULL */
+};
+
+struct pkg {
+	const char *debpath;
+	struct unpkg_deb *deb;
+	struct unpkg_para control;
+	char *name;		/* folded to lower case, as dpkg does */
+	const char *version, *arch;
+	char *key;		/* info/ prefix and display name */
+	char *label;		/* "name version", for conflict messages */
+	char *old_stanza;	/* the stanza before the run, or NULL */
+	char *old_version;	/* its Version, or NULL */
+	char *old_conffiles;	/* its Conffiles value, or NULL */
+	struct conffile *conffiles;
+	size_t nconffiles;
+	struct unpkg_strmap confmap;	/* path -> struct conffile * */
+	struct unpkg_filelist files;
+	int has_postinst;
+	enum pkg_state state;
+};
+
+struct run {
+	const struct unpkg_install_opts *o;
+	struct unpkg_stats *stats;
+	struct unpkg_db *db;
+	struct unpkg_root *root;
+	struct unpkg_root *admroot;	/* the admindir, for info/ */
+	struct unpkg_commit *commit;
+	struct unpkg_strmap run_files;	/* path -> key, this run's packages */
+	struct pkg *pkgs;
+	size_t npkgs;
+	int failed;
+};
+
+static void pkg_destroy(struct pkg *p)
+{
+	size_t i;
+
+	unpkg_deb_free(p->deb);
+	unpkg_para_destroy(&p->control);
+	free(p->name);
+	free(p->key);
+	free(p->label);
+	free(p->old_stanza);
+	free(p->old_version);
+	free(p->old_conffiles);
+	for (i = 0; i < p->nconffiles; i++) {
+		free(p->conffiles[i].path);
+		free(p->conffiles[i].flags);
+	}
+	free(p->conffiles);
+	unpkg_strmap_destroy(&p->confmap);
+	unpkg_filelist_destroy(&p->files);
+}
+
+/* Report a failed package and release what it holds. */
+static void fail_pkg(struct run *r, struct pkg *p, const char *what,
+		     const struct unpkg_err *err)
+{
+	unpkg_event_emit(r->o->events, UNPKG_EV_ERROR, what, "%s", err->msg);
+	p->state = PKG_FAILED;
+	unpkg_deb_free(p->deb);
+	p->deb = NULL;
+	r->failed++;
+}
+
+static void timed(struct run *r, enum unpkg_phase phase, double since)
+{
+	r->stats->phase_seconds[phase] += unpkg_now() - since;
+}
+
+/* --- open --------------------------------------------------------------- */
+
+/* The conffiles member: one absolute path per line, optionally followed
+ * by flags ("remove-on-upgrade"). */
+static int parse_conffiles(struct pkg *p, const struct unpkg_deb_member *m,
+			   struct unpkg_err *err)
+{
+	const char *s = (const char *)m->data, *end = s + m->size;
+
+	while (s < end) {
+		const char *eol = memchr(s, '\n', (size_t)(end - s));
+		const char *sp;
+		struct conffile *cf, *grown;
+		size_t len;
+		int r;
+
+		if (eol == NULL)
+			eol = end;
+		len = (size_t)(eol - s);
+		while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+			len--;
+		if (len == 0) {
+			s = eol + 1;
+			continue;
+		}
+		if (*s != '/')
+			return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+					     "conffiles: '%.*s' is not an "
+					     "absolute path", (int)len, s);
+		grown = realloc(p->conffiles,
+				(p->nconffiles + 1) * sizeof(*grown));
+		if (grown == NULL)
+			return unpkg_err_nomem(err);
+		p->conffiles = grown;
+		cf = &grown[p->nconffiles];
+		sp = memchr(s, ' ', len);
+		cf->path = strndup(s, sp != NULL ? (size_t)(sp - s) : len);
+		cf->flags = sp != NULL ? strndup(sp + 1, len - (size_t)(sp + 1 - s))
+				       : NULL;
+		if (cf->path == NULL || (sp != NULL && cf->flags == NULL)) {
+			free(cf->path);
+			free(cf->flags);
+			return unpkg_err_nomem(err);
+		}
+		p->nconffiles++;
+		r = unpkg_strmap_put(&p->confmap, cf->path, cf, NULL, err);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+					     "conffiles: '%s' listed twice",
+					     cf->path);
+		s = eol + 1;
+	}
+	return 0;
+}
+
+/* Is `name` installed (or unpacked by this run, when `run_ok`) in a
+ * version that satisfies `alt`, directly or through Provides? */
+static int alt_satisfied(const struct run *r, const struct unpkg_relation_alt *alt,
+			 int run_ok)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < unpkg_db_count(r->db); i++) {
+		const struct unpkg_db_pkg *dp = unpkg_db_at(r->db, i);
+		const char *want, *flag, *status, *provides;
+		int usable;
+
+		if (unpkg_db_pkg_status(dp, &want, &flag, &status) < 0)
+			continue;
+		usable = strcmp(status, "installed") == 0;
+		for (j = 0; run_ok && !usable && j < r->npkgs; j++)
+			usable = r->pkgs[j].state >= PKG_UNPACKED &&
+				 strcmp(r->pkgs[j].key, dp->key) == 0;
+		if (!usable)
+			continue;
+		if (strcmp(dp->name, alt->name) == 0 &&
+		    unpkg_relop_satisfied(alt->op,
+					  unpkg_para_get(&dp->para, "Version"),
+					  alt->version))
+			return 1;
+		provides = unpkg_para_get(&dp->para, "Provides");
+		if (provides != NULL) {
+			struct unpkg_relations prov;
+			struct unpkg_err ignored;
+			int hit = 0;
+
+			unpkg_err_init(&ignored);
+			unpkg_relations_init(&prov);
+			if (unpkg_relations_parse(&prov, "Provides", provides,
+						  &ignored) == 0) {
+				for (j = 0; j < prov.count && !hit; j++) {
+					for (k = 0; k < prov.rels[j].count && !hit; k++) {
+						const struct unpkg_relation_alt *pa =
+							&prov.rels[j].alts[k];
+
+						if (strcmp(pa->name, alt->name) != 0)
+							continue;
+						/* An unversioned Provides only
+						 * meets unversioned needs. */
+						if (alt->op == UNPKG_REL_ANY)
+							hit = 1;
+						else if (pa->op == UNPKG_REL_EQ)
+							hit = unpkg_relop_satisfied(
+								alt->op, pa->version,
+								alt->version);
+					}
+				}
+			}
+			unpkg_relations_destroy(&prov);
+			if (hit)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Check one relationship field; describe what is missing in `why`. */
+static int check_relations(const struct run *r, const struct pkg *p,
+			   const char *field, const char *verb, int run_ok,
+			   char *why, size_t whylen, struct unpkg_err *err)
+{
+	const char *value = unpkg_para_get(&p->control, field);
+	struct unpkg_relations rels;
+	size_t i, j, used = strlen(why);
+	int ok = 1;
+
+	if (value == NULL)
+		return 1;
+	unpkg_relations_init(&rels);
+	if (unpkg_relations_parse(&rels, field, value, err) < 0) {
+		unpkg_relations_destroy(&rels);
+		return -1;
+	}
+	for (i = 0; i < rels.count; i++) {
+		struct unpkg_relations one = { .rels = &rels.rels[i], .count = 1 };
+		char *text;
+		int met = 0;
+
+		for (j = 0; j < rels.rels[i].count && !met; j++)
+			met = alt_satisfied(r, &rels.rels[i].alts[j], run_ok);
+		if (met)
+			continue;
+		ok = 0;
+		text = unpkg_relations_format(&one);
+		used += (size_t)snprintf(why + used, used < whylen ? whylen - used : 0,
+					 "\n %s %s %s; however:", p->key, verb,
+					 text != NULL ? text : "?");
+		free(text);
+		for (j = 0; j < rels.rels[i].count && used < whylen; j++)
+			used += (size_t)snprintf(why + used, whylen - used,
+						 "\n  Package %s is not installed.",
+						 rels.rels[i].alts[j].name);
+	}
+	unpkg_relations_destroy(&rels);
+	return ok;
+}
+
+static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	const struct unpkg_deb_member *m;
+	const struct unpkg_db_pkg *old;
+	const char *warning = NULL, *ma;
+	char why[2048] = "";
+	size_t i;
+	int ok;
+
+	if (unpkg_deb_open(p->debpath, &p->deb, err) < 0)
+		return -1;
+	m = unpkg_deb_member(p->deb, "control");
+	if (m == NULL)
+		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+				     "%s: control.tar has no control file",
+				     p->debpath);
+	if (unpkg_para_parse((const char *)m->data, m->size, &p->control,
+			     err) < 0 ||
+	    unpkg_stanza_check_control(&p->control, &warning, err) < 0) {
+		unpkg_err_prefix(err, "%s: control", p->debpath);
+		return -1;
+	}
+	if (warning != NULL)
+		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->debpath,
+				 "%s: %s", p->debpath, warning);
+	p->name = strdup(unpkg_para_get(&p->control, "Package"));
+	if (p->name == NULL)
+		return unpkg_err_nomem(err);
+	for (i = 0; p->name[i] != '\0'; i++)
+		if (p->name[i] >= 'A' && p->name[i] <= 'Z')
+			p->name[i] = (char)(p->name[i] - 'A' + 'a');
+	p->version = unpkg_para_get(&p->control, "Version");
+	p->arch = unpkg_para_get(&p->control, "Architecture");
+	ma = unpkg_para_get(&p->control, "Multi-Arch");
+	if (ma != NULL && strcmp(ma, "same") == 0)
+		ok = asprintf(&p->key, "%s:%s", p->name, p->arch);
+	else
+		ok = asprintf(&p->key, "%s", p->name);
+	if (ok < 0) {
+		p->key = NULL;
+		return unpkg_err_nomem(err);
+	}
+	if (asprintf(&p->label, "%s %s", p->name, p->version) < 0) {
+		p->label = NULL;
+		return unpkg_err_nomem(err);
+	}
+	for (i = 0; i < r->npkgs && &r->pkgs[i] != p; i++)
+		if (r->pkgs[i].state != PKG_FAILED &&
+		    strcmp(r->pkgs[i].key, p->key) == 0)
+			return unpkg_err_set(err, UNPKG_ERR_CONFLICT,
+					     "package %s is already being "
+					     "installed from %s", p->key,
+					     r->pkgs[i].debpath);
+	if (unpkg_deb_member(p->deb, "preinst") != NULL)
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "package %s has a preinst: running "
+				     "maintainer scripts is not supported yet",
+				     p->key);
+	p->has_postinst = unpkg_deb_member(p->deb, "postinst") != NULL;
+	m = unpkg_deb_member(p->deb, "conffiles");
+	if (m != NULL && parse_conffiles(p, m, err) < 0) {
+		unpkg_err_prefix(err, "%s", p->debpath);
+		return -1;
+	}
+	ok = check_relations(r, p, "Pre-Depends", "pre-depends on", 0, why,
+			     sizeof(why), err);
+	if (ok < 0)
+		return -1;
+	if (!ok && !r->o->force_depends)
+		return unpkg_err_set(err, UNPKG_ERR_DEPENDS,
+				     "pre-dependency problem - not installing "
+				     "%s:%s", p->key, why);
+	if (!ok)
+		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
+				 "%s: dependency problems, but processing "
+				 "anyway as you requested:%s", p->key, why);
+
+	old = unpkg_db_find(r->db, p->name, p->arch);
+	if (old != NULL) {
+		const char *want, *flag, *status;
+
+		if (unpkg_db_pkg_status(old, &want, &flag, &status) == 0 &&
+		    strcmp(status, "not-installed") == 0)
+			old = NULL;
+	}
+	if (old != NULL) {
+		const char *v = unpkg_para_get(&old->para, "Version");
+		const char *cf = unpkg_para_get(&old->para, "Conffiles");
+
+		p->old_stanza = unpkg_para_format(&old->para);
+		p->old_version = v != NULL ? strdup(v) : NULL;
+		p->old_conffiles = cf != NULL ? strdup(cf) : NULL;
+		if (p->old_stanza == NULL || (v != NULL && !p->old_version) ||
+		    (cf != NULL && !p->old_conffiles))
+			return unpkg_err_nomem(err);
+	} else {
+		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
+				 "Selecting previously unselected package %s.",
+				 p->key);
+	}
+	unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
+			 "Preparing to unpack %s ...", p->debpath);
+	p->state = PKG_OPENED;
+	return 0;
+}
+
+/* --- database records ----------------------------------------------------- */
+
+/* Conffiles: field for `p`: "newconffile" until configured, then the
+ * hash of the version the package ships. */
+static char *conffiles_value(const struct pkg *p, int configured)
+{
+	size_t i, len = 1, used = 0;
+	char *v;
+
+	if (p->nconffiles == 0)
+		return NULL;
+	for (i = 0; i < p->nconffiles; i++)
+		len += strlen(p->conffiles[i].path) + 64 +
+		       (p->conffiles[i].flags != NULL
+				? strlen(p->conffiles[i].flags) : 0);
+	v = malloc(len);
+	if (v == NULL)
+		return NULL;
+	for (i = 0; i < p->nconffiles; i++) {
+		const struct conffile *cf = &p->conffiles[i];
+		uintptr_t idx = (uintptr_t)unpkg_strmap_get(&p->files.index,
+							    cf->path);
+		const char *hash = "newconffile";
+
+		if (configured && idx != 0 && p->files.files[idx - 1].md5[0])
+			hash = p->files.files[idx - 1].md5;
+		used += (size_t)snprintf(v + used, len - used, "\n %s %s%s%s",
+					 cf->path, hash,
+					 cf->flags != NULL ? " " : "",
+					 cf->flags != NULL ? cf->flags : "");
+	}
+	return v;
+}
+
+/* Set the package's stanza in memory (not yet written). */
+static int put_state(struct run *r, struct pkg *p, const char *flag,
+		     const char *status, struct unpkg_err *err)
+{
+	struct unpkg_stanza_state st = {
+		.want = "install",
+		.flag = flag,
+		.status = status,
+	};
+	char *conffiles = NULL, *text = NULL;
+	int ret = -1;
+
+	if (p->nconffiles > 0) {
+		conffiles = conffiles_value(p, strcmp(status, "installed") == 0);
+		if (conffiles == NULL) {
+			unpkg_err_nomem(err);
+			goto out;
+		}
+	}
+	st.conffiles = conffiles;
+	if (unpkg_stanza_format(&p->control, &st, &text, err) < 0 ||
+	    unpkg_db_put(r->db, p->name, p->arch, text, err) < 0)
+		goto out;
+	unpkg_event_status(r->o->events, p->key, status);
+	ret = 0;
+out:
+	free(conffiles);
+	free(text);
+	return ret;
+}
+
+static int write_db(struct run *r, struct unpkg_err *err)
+{
+	return unpkg_db_write(r->db, &r->stats->fsync, err);
+}
+
+/* Put the package's stanza back as it was before the run. */
+static void restore_pkg(struct run *r, struct pkg *p)
+{
+	struct unpkg_err err;
+
+	unpkg_err_init(&err);
+	if (unpkg_db_put(r->db, p->name, p->arch, p->old_stanza, &err) < 0 ||
+	    write_db(r, &err) < 0)
+		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
+				 "cannot restore the database entry of %s: %s",
+				 p->key, err.msg);
+}
+
+/* --- unpack -------------------------------------------------------------- */
+
+/* Write info/KEY.NAME.dpkg-new and stage it to become info/KEY.NAME. */
+static int stage_info(struct run *r, struct pkg *p, int dir, const char *member,
+		      const void *data, size_t len, mode_t mode,
+		      struct unpkg_err *err)
+{
+	char *name = NULL, *tmp = NULL;
+	const char *s = data;
+	struct stat st;
+	int dfd, fd = -1, ret = -1;
+	unsigned int flags = 0;
+
+	if (asprintf(&name, "%s.%s", p->key, member) < 0) {
+		name = NULL;
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	if (asprintf(&tmp, "%s.dpkg-new", name) < 0) {
+		tmp = NULL;
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	dfd = unpkg_commit_dirfd(r->commit, dir, err);
+	if (dfd < 0)
+		goto out;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		flags |= UNPKG_STAGE_BACKUP;
+	else if (errno != ENOENT) {
+		unpkg_err_sys(err, "cannot stat info/%s", name);
+		goto out;
+	}
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+			      O_CLOEXEC, 0600);
+	if (fd < 0) {
+		unpkg_err_sys(err, "cannot create info/%s", tmp);
+		goto out;
+	}
+	while (len > 0) {
+		ssize_t n = write(fd, s, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			unpkg_err_sys(err, "cannot write info/%s", tmp);
+			goto out;
+		}
+		s += n;
+		len -= (size_t)n;
+	}
+	if (fchmod(fd, mode) < 0) {
+		unpkg_err_sys(err, "cannot set mode of info/%s", tmp);
+		goto out;
+	}
+	ret = unpkg_commit_stage(r->commit, dir, tmp, name, fd, flags, err);
+	fd = -1;		/* owned by the commit object now */
+	if (ret < 0)
+		goto out;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+	}
+	free(name);
+	free(tmp);
+	return ret;
+}
+
+/* info/KEY.list, info/KEY.md5sums (generated when the package ships
+ * none, as dpkg does) and every control member but control itself. */
+static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0, i;
+	int dir, ret = -1;
+
+	dir = unpkg_commit_dir(r->commit, r->admroot, "info", err);
+	if (dir < 0)
+		return -1;
+	for (i = 0; i < unpkg_deb_member_count(p->deb); i++) {
+		const struct unpkg_deb_member *m = unpkg_deb_member_at(p->deb, i);
+
+		if (strcmp(m->name, "control") == 0)
+			continue;
+		if (stage_info(r, p, dir, m->name, m->data, m->size,
+			       m->mode & 0777, err) < 0)
+			goto out;
+	}
+	for (i = 0; i < p->files.count; i++) {
+		const char *path = p->files.files[i].path;
+		size_t need = len + strlen(path) + 2;
+
+		if (need > cap) {
+			char *grown;
+
+			cap = need * 2;
+			grown = realloc(buf, cap);
+			if (grown == NULL) {
+				unpkg_err_nomem(err);
+				goto out;
+			}
+			buf = grown;
+		}
+		len += (size_t)snprintf(buf + len, cap - len, "%s\n", path);
+	}
+	if (stage_info(r, p, dir, "list", buf, len, 0644, err) < 0)
+		goto out;
+	if (unpkg_deb_member(p->deb, "md5sums") == NULL) {
+		len = 0;
+		for (i = 0; i < p->files.count; i++) {
+			const struct unpkg_file *f = &p->files.files[i];
+			size_t need = len + strlen(f->path) + 40;
+
+			if (f->md5[0] == '\0')
+				continue;
+			if (need > cap) {
+				char *grown;
+
+				cap = need * 2;
+				grown = realloc(buf, cap);
+				if (grown == NULL) {
+					unpkg_err_nomem(err);
+					goto out;
+				}
+				buf = grown;
+			}
+			len += (size_t)snprintf(buf + len, cap - len,
+						"%s  %s\n", f->md5, f->path + 1);
+		}
+		if (len > 0 &&
+		    stage_info(r, p, dir, "md5sums", buf, len, 0644, err) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(buf);
+	return ret;
+}
+
+static int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	struct unpkg_extract_opts xo = {
+		.root = r->root,
+		.commit = r->commit,
+		.db = r->db,
+		.pkgkey = p->key,
+		.run_files = &r->run_files,
+		.conffiles = &p->confmap,
+		.stats = r->stats,
+		.events = r->o->events,
+	};
+	double t = unpkg_now();
+	size_t i;
+
+	if (p->old_version != NULL)
+		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
+				 "Unpacking %s (%s) over (%s) ...", p->key,
+				 p->version, p->old_version);
+	else
+		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
+				 "Unpacking %s (%s) ...", p->key, p->version);
+	if (unpkg_extract(p->deb, &xo, &p->files, err) < 0)
+		return -1;
+	if (stage_infodb(r, p, err) < 0)
+		return -1;
+	timed(r, UNPKG_PHASE_EXTRACT, t);
+	if (unpkg_commit_finish(r->commit, err) < 0)
+		return -1;
+	t = unpkg_now();
+	if (put_state(r, p, "ok", "unpacked", err) < 0 || write_db(r, err) < 0)
+		return -1;
+	timed(r, UNPKG_PHASE_RECORD, t);
+	p->state = PKG_UNPACKED;
+	unpkg_deb_free(p->deb);
+	p->deb = NULL;
+	for (i = 0; i < p->files.count; i++)
+		if (p->files.files[i].type != UNPKG_ENTRY_DIR &&
+		    unpkg_strmap_put(&r->run_files, p->files.files[i].path,
+				     p->label, NULL, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* --- configure ------------------------------------------------------------ */
+
+/* The hash the database recorded for conffile `path` before the run
+ * (from the old Conffiles value " /path hash [flags]" lines), copied into
+ * `hash`; "" if none. */
+static void recorded_hash(const struct pkg *p, const char *path,
+			  char hash[33])
+{
+	const char *s = p->old_conffiles;
+	size_t plen = strlen(path);
+
+	hash[0] = '\0';
+	while (s != NULL && (s = strstr(s, path)) != NULL) {
+		if ((s == p->old_conffiles || s[-1] == ' ') && s[plen] == ' ') {
+			sscanf(s + plen + 1, "%32s", hash);
+			return;
+		}
+		s += plen;
+	}
+}
+
+/* MD5 of the regular file `name` in `dfd`, "" if it is not one. */
+static int file_md5(int dfd, const char *name, char hex[33],
+		    struct unpkg_err *err)
+{
+	unsigned char buf[65536];
+	MD5_CTX ctx;
+	ssize_t n;
+	int fd;
+
+	hex[0] = '\0';
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP ? 0 : unpkg_err_sys(err, "cannot open %s", name);
+	MD5Init(&ctx);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			unpkg_err_sys(err, "cannot read %s", name);
+			close(fd);
+			return -1;
+		}
+		MD5Update(&ctx, buf, (size_t)n);
+	}
+	close(fd);
+	MD5End(&ctx, hex);
+	return 0;
+}
+
+/* Rename each conffile NAME.dpkg-new into place.  A file already there
+ * that is neither the version the database recorded nor the new one was
+ * changed by the administrator: it is kept and the package's version goes
+ * to NAME.dpkg-dist, as dpkg does without a terminal to ask. */
+static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < p->nconffiles; i++) {
+		const char *path = p->conffiles[i].path + 1;
+		const char *slash = strrchr(path, '/');
+		const char *base = slash != NULL ? slash + 1 : path;
+		char *parent = strndup(path, slash != NULL ? (size_t)(slash - path) : 0);
+		uintptr_t idx = (uintptr_t)unpkg_strmap_get(&p->files.index,
+							    p->conffiles[i].path);
+		const char *newhash = idx != 0 ? p->files.files[idx - 1].md5 : "";
+		char *tmp = NULL, *dist = NULL;
+		char have[33], recorded[33];
+		struct stat st;
+		int dir, dfd, ret = -1;
+
+		if (parent == NULL)
+			return unpkg_err_nomem(err);
+		dir = unpkg_commit_dir(r->commit, r->root, parent, err);
+		if (dir < 0)
+			goto next;
+		dfd = unpkg_commit_dirfd(r->commit, dir, err);
+		if (dfd < 0)
+			goto next;
+		if (asprintf(&tmp, "%s.dpkg-new", base) < 0 ||
+		    asprintf(&dist, "%s.dpkg-dist", base) < 0) {
+			unpkg_err_nomem(err);
+			goto next;
+		}
+		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT)
+				unpkg_err_sys(err, "cannot stat %s",
+					      p->conffiles[i].path);
+			else
+				ret = unpkg_commit_stage(r->commit, dir, tmp,
+							 base, -1, 0, err);
+			goto next;
+		}
+		if (file_md5(dfd, base, have, err) < 0)
+			goto next;
+		recorded_hash(p, p->conffiles[i].path, recorded);
+		if (strcmp(have, newhash) == 0 || strcmp(have, recorded) == 0) {
+			ret = unpkg_commit_stage(r->commit, dir, tmp, base, -1,
+						 UNPKG_STAGE_BACKUP, err);
+			goto next;
+		}
+		unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
+				 "Configuration file '%s' was modified and is "
+				 "kept; the package's version is installed as "
+				 "'%s.dpkg-dist'", p->conffiles[i].path,
+				 p->conffiles[i].path);
+		ret = unpkg_commit_stage(r->commit, dir, tmp, dist, -1,
+					 fstatat(dfd, dist, &st,
+						 AT_SYMLINK_NOFOLLOW) == 0
+						 ? UNPKG_STAGE_BACKUP : 0,
+					 err);
+next:
+		free(parent);
+		free(tmp);
+		free(dist);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int configure_pkgs(struct run *r, struct unpkg_err *err)
+{
+	double t = unpkg_now();
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+		struct unpkg_err perr;
+		char why[4096] = "";
+		int ok;
+
+		if (p->state != PKG_UNPACKED)
+			continue;
+		unpkg_err_init(&perr);
+		ok = check_relations(r, p, "Depends", "depends on", 1, why,
+				     sizeof(why), &perr);
+		if (ok == 0 && r->o->force_depends) {
+			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
+					 "%s: dependency problems, but "
+					 "configuring anyway as you requested:%s",
+					 p->key, why);
+			ok = 1;
+		}
+		if (ok == 0)
+			unpkg_err_set(&perr, UNPKG_ERR_DEPENDS,
+				      "dependency problems prevent "
+				      "configuration of %s:%s\n"
+				      "dependency problems - leaving "
+				      "unconfigured", p->key, why);
+		else if (ok > 0 && p->has_postinst)
+			ok = unpkg_err_set(&perr, UNPKG_ERR_UNSUPPORTED,
+					   "package %s has a postinst: running "
+					   "maintainer scripts is not supported "
+					   "yet - leaving unconfigured", p->key);
+		/* A failure to stage is the system's, not the package's:
+		 * it ends the configure phase. */
+		if (ok > 0 && stage_conffiles(r, p, err) < 0)
+			goto fail;
+		if (ok <= 0) {
+			unpkg_event_emit(r->o->events, UNPKG_EV_ERROR, p->key,
+					 "%s", perr.msg);
+			r->failed++;
+			continue;
+		}
+		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
+				 "Setting up %s (%s) ...", p->key, p->version);
+		p->state = PKG_INSTALLED;
+		any = 1;
+	}
+	if (!any)
+		goto done;
+	if (unpkg_commit_finish(r->commit, err) < 0)
+		goto fail;
+	for (i = 0; i < r->npkgs; i++)
+		if (r->pkgs[i].state == PKG_INSTALLED &&
+		    put_state(r, &r->pkgs[i], "ok", "installed", err) < 0)
+			goto fail;
+	if (write_db(r, err) < 0)
+		goto fail;
+	if (unpkg_commit_release(r->commit, err) < 0)
+		goto fail;
+done:
+	timed(r, UNPKG_PHASE_CONFIGURE, t);
+	return 0;
+fail:
+	unpkg_commit_abort(r->commit);
+	return -1;
+}
+
+/* --- the run ----------------------------------------------------------------*/
+
+static int mark_all(struct run *r, struct unpkg_err *err)
+{
+	double t = unpkg_now();
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+
+		if (p->state != PKG_OPENED)
+			continue;
+		if (put_state(r, p, "reinstreq", "half-installed", err) < 0)
+			return -1;
+		p->state = PKG_MARKED;
+		any = 1;
+	}
+	if (any && write_db(r, err) < 0)
+		return -1;
+	timed(r, UNPKG_PHASE_MARK, t);
+	return 0;
+}
+
+/* Restore and fail the marked packages from index `from` on. */
+static void give_up(struct run *r, size_t from)
+{
+	struct unpkg_err err;
+	size_t i;
+
+	unpkg_err_init(&err);
+	unpkg_err_set(&err, UNPKG_ERR_SYNC, "not processed: an earlier sync "
+		      "failed");
+	for (i = from; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+
+		if (p->state != PKG_MARKED)
+			continue;
+		restore_pkg(r, p);
+		fail_pkg(r, p, p->debpath, &err);
+	}
+}
+
+static void run_destroy(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->npkgs; i++)
+		pkg_destroy(&r->pkgs[i]);
+	free(r->pkgs);
+	unpkg_strmap_destroy(&r->run_files);
+	unpkg_commit_free(r->commit);
+	unpkg_root_free(r->admroot);
+	unpkg_root_free(r->root);
+	unpkg_db_free(r->db);
+}
+
+int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
+		  size_t n, struct unpkg_err *err)
+{
+	struct unpkg_stats own = { 0 };
+	struct run r = {
+		.o = o,
+		.stats = o->stats != NULL ? o->stats : &own,
+	};
+	unsigned int dbflags = UNPKG_DB_CREATE;
+	double t = unpkg_now();
+	size_t i;
+	int ret = -1;
+
+	unpkg_strmap_init(&r.run_files);
+	if (o->frontend_lock)
+		dbflags |= UNPKG_DB_LOCK_FRONTEND;
+	if (o->sync == UNPKG_SYNC_NONE)
+		dbflags |= UNPKG_DB_NOSYNC;
+	if (unpkg_root_open(o->instdir, o->root_flags, &r.root, err) < 0 ||
+	    unpkg_db_open(o->admindir, dbflags, &r.db, err) < 0 ||
+	    unpkg_root_open(o->admindir, o->root_flags, &r.admroot, err) < 0 ||
+	    unpkg_commit_new(o->sync, r.stats, o->events, 0, &r.commit,
+			     err) < 0)
+		goto out;
+	r.pkgs = calloc(n != 0 ? n : 1, sizeof(*r.pkgs));
+	if (r.pkgs == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	r.npkgs = n;
+	for (i = 0; i < n; i++) {
+		struct pkg *p = &r.pkgs[i];
+		struct unpkg_err perr;
+
+		p->debpath = debs[i];
+		unpkg_para_init(&p->control);
+		unpkg_strmap_init(&p->confmap);
+		unpkg_filelist_init(&p->files);
+		unpkg_err_init(&perr);
+		if (open_pkg(&r, p, &perr) < 0)
+			fail_pkg(&r, p, p->debpath, &perr);
+	}
+	timed(&r, UNPKG_PHASE_OPEN, t);
+
+	if (mark_all(&r, err) < 0)
+		goto out;
+
+	for (i = 0; i < n; i++) {
+		struct pkg *p = &r.pkgs[i];
+		struct unpkg_err perr;
+
+		if (p->state != PKG_MARKED)
+			continue;
+		unpkg_err_init(&perr);
+		if (unpack_pkg(&r, p, &perr) < 0) {
+			unpkg_commit_abort(r.commit);
+			restore_pkg(&r, p);
+			fail_pkg(&r, p, p->debpath, &perr);
+			/* After a failed sync nothing written since the last
+			 * good one can be trusted: the rest of the run is
+			 * given up, its packages put back as they were. */
+			if (perr.code == UNPKG_ERR_SYNC)
+				give_up(&r, i + 1);
+			continue;
+		}
+		/* The new state is durable: the backups can go. */
+		if (unpkg_commit_release(r.commit, &perr) < 0)
+			unpkg_event_emit(o->events, UNPKG_EV_WARNING, p->key,
+					 "%s", perr.msg);
+	}
+	if (o->configure && configure_pkgs(&r, err) < 0)
+		goto out;
+	ret = r.failed;
+out:
+	if (r.commit != NULL)
+		snprintf(r.stats->strategy, sizeof(r.stats->strategy), "%s",
+			 unpkg_commit_strategy(r.commit));
+	run_destroy(&r);
+	return ret;
+}

@@ -1,0 +1,379 @@
+/* check_install.c - the pipeline of a run, through the library API. */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "install.h"
+#include "testutil.h"
+
+struct fx {
+	char *tmp;
+	char root[4096];
+	char admin[4200];
+	struct unpkg_stats st;
+	int errors, warnings;
+	char last_error[2048];
+};
+
+static void on_event(void *ctx, const struct unpkg_event *ev)
+{
+	struct fx *f = ctx;
+
+	if (ev->kind == UNPKG_EV_ERROR) {
+		f->errors++;
+		snprintf(f->last_error, sizeof(f->last_error), "%s",
+			 ev->message);
+	} else if (ev->kind == UNPKG_EV_WARNING) {
+		f->warnings++;
+	}
+}
+
+static void fx_init(struct fx *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->tmp = tu_mkdtemp();
+	snprintf(f->root, sizeof(f->root), "%s/root", f->tmp);
+	snprintf(f->admin, sizeof(f->admin), "%s/var/lib/dpkg", f->root);
+	ck_assert_int_eq(mkdir(f->root, 0755), 0);
+}
+
+static void fx_destroy(struct fx *f)
+{
+	tu_rm_rf(f->tmp);
+	free(f->tmp);
+}
+
+static const char *at(const struct fx *f, const char *rel)
+{
+	static char buf[4][8192];
+	static int n;
+
+	n = (n + 1) % 4;
+	snprintf(buf[n], sizeof(buf[n]), "%s/%s", f->root, rel);
+	return buf[n];
+}
+
+static char *slurp(const struct fx *f, const char *rel)
+{
+	char *s = tu_read_file(at(f, rel), NULL);
+
+	ck_assert_msg(s != NULL, "cannot read %s", rel);
+	return s;
+}
+
+static int exists(const struct fx *f, const char *rel)
+{
+	struct stat st;
+
+	return lstat(at(f, rel), &st) == 0;
+}
+
+/* A package "NAME" with the given control extras, entries and control
+ * members, written to TMP/NAME.deb; returns its path (static). */
+static const char *make_pkg(const struct fx *f, const char *name,
+			    const char *extra, const struct tu_entry *e,
+			    size_t n, const struct tu_entry *cm, size_t ncm)
+{
+	static char path[4][4096];
+	static int k;
+	char control[1024];
+	struct tu_deb spec = { .control = control, .entries = e,
+			       .n_entries = n, .control_members = cm,
+			       .n_control_members = ncm };
+
+	k = (k + 1) % 4;
+	snprintf(control, sizeof(control),
+		 "Package: %s\nVersion: 1.0\nArchitecture: all\n"
+		 "Maintainer: t <t@example.org>\n%sDescription: d\n",
+		 name, extra != NULL ? extra : "");
+	snprintf(path[k], sizeof(path[k]), "%s/%s.deb", f->tmp, name);
+	tu_build_deb(path[k], &spec);
+	return path[k];
+}
+
+static int install(struct fx *f, int configure, int force_depends,
+		   const char *const *debs, size_t n)
+{
+	struct unpkg_events ev = { .fn = on_event, .ctx = f };
+	struct unpkg_install_opts o = {
+		.instdir = f->root,
+		.admindir = f->admin,
+		.sync = UNPKG_SYNC_DPKG,
+		.configure = configure,
+		.frontend_lock = 1,
+		.force_depends = force_depends,
+		.events = &ev,
+		.stats = &f->st,
+	};
+	struct unpkg_err err;
+	int r;
+
+	unpkg_err_init(&err);
+	r = unpkg_install(&o, debs, n, &err);
+	ck_assert_msg(r >= 0, "run failed: %s", err.msg);
+	return r;
+}
+
+/* Everything under the root but the lock files and status-old, with
+ * contents: what "the root as it was" means. */
+static char *snapshot(const struct fx *f)
+{
+	char cmd[16384], out[4200];
+	char *s;
+
+	snprintf(out, sizeof(out), "%s/snap", f->tmp);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && find . ! -name lock ! -name lock-frontend "
+		 "! -name status-old -printf '%%p %%y %%m %%s %%l\\n' | "
+		 "LC_ALL=C sort > '%s' && find . -type f ! -name 'lock*' "
+		 "! -name status-old -exec md5sum {} + | LC_ALL=C sort >> '%s'",
+		 f->root, out, out);
+	ck_assert_int_eq(system(cmd), 0);
+	s = tu_read_file(out, NULL);
+	ck_assert_ptr_nonnull(s);
+	return s;
+}
+
+static const struct tu_entry files_a[] = {
+	{ .type = 'd', .path = "./" },
+	{ .type = 'd', .path = "./usr/" },
+	{ .type = 'd', .path = "./usr/share/" },
+	{ .type = 'f', .path = "./usr/share/a", .data = "aaa\n" },
+	{ .type = 'd', .path = "./etc/" },
+	{ .type = 'f', .path = "./etc/a.conf", .data = "x=1\n" },
+};
+
+static const struct tu_entry conffiles_a[] = {
+	{ .type = 'f', .path = "./conffiles", .data = "/etc/a.conf\n" },
+};
+
+START_TEST(test_unpack_then_configure)
+{
+	struct fx f;
+	const char *deb;
+	char *s;
+
+	fx_init(&f);
+	deb = make_pkg(&f, "pa", NULL, files_a, 6, conffiles_a, 1);
+	ck_assert_int_eq(install(&f, 0, 0, &deb, 1), 0);
+	s = slurp(&f, "var/lib/dpkg/status");
+	ck_assert_ptr_nonnull(strstr(s, "Package: pa\nStatus: install ok "
+				     "unpacked\n"));
+	ck_assert_ptr_nonnull(strstr(s, "Conffiles:\n /etc/a.conf "
+				     "newconffile\n"));
+	free(s);
+	ck_assert(exists(&f, "etc/a.conf.dpkg-new"));
+	ck_assert(!exists(&f, "etc/a.conf"));
+	s = slurp(&f, "var/lib/dpkg/info/pa.list");
+	ck_assert_str_eq(s, "/.\n/usr\n/usr/share\n/usr/share/a\n/etc\n"
+			 "/etc/a.conf\n");
+	free(s);
+	/* generated, as dpkg does for packages without md5sums */
+	s = slurp(&f, "var/lib/dpkg/info/pa.md5sums");
+	ck_assert_str_eq(s, "5c9597f3c8245907ea71a89d9d39d08e  usr/share/a\n"
+			 "f968f33f844c98de1d3b4fe70f2e1a0f  etc/a.conf\n");
+	free(s);
+	s = slurp(&f, "var/lib/dpkg/info/pa.conffiles");
+	ck_assert_str_eq(s, "/etc/a.conf\n");
+	free(s);
+
+	/* -i of the same package: configured, conffile in place */
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 0);
+	s = slurp(&f, "var/lib/dpkg/status");
+	ck_assert_ptr_nonnull(strstr(s, "Status: install ok installed\n"));
+	ck_assert_ptr_null(strstr(s, "newconffile"));
+	free(s);
+	ck_assert(exists(&f, "etc/a.conf"));
+	ck_assert(!exists(&f, "etc/a.conf.dpkg-new"));
+	ck_assert_int_eq(f.errors, 0);
+	fx_destroy(&f);
+}
+END_TEST
+
+/* A damaged archive fails alone; the root and database stay as they
+ * were, byte for byte. */
+START_TEST(test_corrupt_archive_changes_nothing)
+{
+	static const struct tu_entry big[] = {
+		{ .type = 'd', .path = "./opt/" },
+		{ .type = 'f', .path = "./opt/big", .size = 1 << 20 },
+		{ .type = 'f', .path = "./opt/after", .data = "z" },
+	};
+	struct fx f;
+	const char *deb;
+	char *before, *after;
+	struct stat st;
+
+	fx_init(&f);
+	deb = make_pkg(&f, "pa", NULL, files_a, 6, conffiles_a, 1);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 0);
+	before = snapshot(&f);
+	deb = make_pkg(&f, "broken", NULL, big, 3, NULL, 0);
+	ck_assert_int_eq(stat(deb, &st), 0);
+	ck_assert_int_eq(truncate(deb, st.st_size * 2 / 3), 0);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 1);
+	ck_assert_int_eq(f.errors, 1);
+	after = snapshot(&f);
+	ck_assert_str_eq(after, before);
+	free(before);
+	free(after);
+	fx_destroy(&f);
+}
+END_TEST
+
+/* Two packages shipping one file: the second is refused, the first is
+ * installed, and the second leaves nothing behind. */
+START_TEST(test_conflict_in_one_run)
+{
+	static const struct tu_entry files_b[] = {
+		{ .type = 'd', .path = "./usr/" },
+		{ .type = 'd', .path = "./usr/share/" },
+		{ .type = 'f', .path = "./usr/share/b", .data = "b" },
+		{ .type = 'f', .path = "./usr/share/a", .data = "other" },
+	};
+	struct fx f;
+	const char *debs[2];
+	char *s;
+
+	fx_init(&f);
+	debs[0] = make_pkg(&f, "pa", NULL, files_a, 6, conffiles_a, 1);
+	debs[1] = make_pkg(&f, "pb", NULL, files_b, 4, NULL, 0);
+	ck_assert_int_eq(install(&f, 1, 0, debs, 2), 1);
+	ck_assert_str_eq(f.last_error, "trying to overwrite '/usr/share/a', "
+			 "which is also in package pa 1.0");
+	s = slurp(&f, "usr/share/a");
+	ck_assert_str_eq(s, "aaa\n");
+	free(s);
+	ck_assert(!exists(&f, "usr/share/b"));
+	ck_assert(!exists(&f, "usr/share/b.dpkg-new"));
+	ck_assert(!exists(&f, "var/lib/dpkg/info/pb.list"));
+	s = slurp(&f, "var/lib/dpkg/status");
+	ck_assert_ptr_null(strstr(s, "Package: pb"));
+	ck_assert_ptr_nonnull(strstr(s, "Package: pa\nStatus: install ok "
+				     "installed"));
+	free(s);
+	fx_destroy(&f);
+}
+END_TEST
+
+/* Unmet Depends leave the package unpacked; --force-depends configures
+ * it with a warning. */
+START_TEST(test_depends)
+{
+	static const struct tu_entry e[] = {
+		{ .type = 'd', .path = "./usr/" },
+	};
+	struct fx f;
+	const char *deb;
+	char *s;
+
+	fx_init(&f);
+	deb = make_pkg(&f, "needy", "Depends: pa (>= 2.0) | pz\n", e, 1,
+		       NULL, 0);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 1);
+	ck_assert_ptr_nonnull(strstr(f.last_error, "needy depends on pa "
+				     "(>= 2.0) | pz; however:"));
+	s = slurp(&f, "var/lib/dpkg/status");
+	ck_assert_ptr_nonnull(strstr(s, "Status: install ok unpacked"));
+	free(s);
+	/* satisfied by a package of the same run */
+	f.errors = 0;
+	{
+		const char *debs[2] = {
+			deb, make_pkg(&f, "pz", NULL, e, 1, NULL, 0),
+		};
+
+		ck_assert_int_eq(install(&f, 1, 0, debs, 2), 0);
+	}
+	fx_destroy(&f);
+
+	fx_init(&f);
+	deb = make_pkg(&f, "needy", "Depends: nothere\n", e, 1, NULL, 0);
+	ck_assert_int_eq(install(&f, 1, 1, &deb, 1), 0);
+	ck_assert_int_eq(f.warnings, 1);
+	s = slurp(&f, "var/lib/dpkg/status");
+	ck_assert_ptr_nonnull(strstr(s, "Status: install ok installed"));
+	free(s);
+	fx_destroy(&f);
+}
+END_TEST
+
+/* Maintainer scripts are not run yet: a preinst is refused before
+ * anything changes; a postinst leaves the package unpacked. */
+START_TEST(test_scripts_refused)
+{
+	static const struct tu_entry pre[] = {
+		{ .type = 'f', .path = "./preinst", .data = "#!/bin/sh\n",
+		  .mode = 0755 },
+	};
+	static const struct tu_entry post[] = {
+		{ .type = 'f', .path = "./postinst", .data = "#!/bin/sh\n",
+		  .mode = 0755 },
+	};
+	struct fx f;
+	const char *deb;
+	char *before, *after, *s;
+
+	fx_init(&f);
+	deb = make_pkg(&f, "pa", NULL, files_a, 6, conffiles_a, 1);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 0);
+	before = snapshot(&f);
+	deb = make_pkg(&f, "pre", NULL, files_a + 1, 1, pre, 1);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 1);
+	ck_assert_ptr_nonnull(strstr(f.last_error, "has a preinst"));
+	after = snapshot(&f);
+	ck_assert_str_eq(after, before);
+	free(before);
+	free(after);
+
+	deb = make_pkg(&f, "post", NULL, files_a + 1, 1, post, 1);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 1);
+	ck_assert_ptr_nonnull(strstr(f.last_error, "has a postinst"));
+	s = slurp(&f, "var/lib/dpkg/status");
+	ck_assert_ptr_nonnull(strstr(s, "Package: post\nStatus: install ok "
+				     "unpacked"));
+	free(s);
+	ck_assert(exists(&f, "var/lib/dpkg/info/post.postinst"));
+	fx_destroy(&f);
+}
+END_TEST
+
+/* Running the same install again changes nothing but what it must. */
+START_TEST(test_rerun_converges)
+{
+	struct fx f;
+	const char *deb;
+	char *first, *second;
+
+	fx_init(&f);
+	deb = make_pkg(&f, "pa", NULL, files_a, 6, conffiles_a, 1);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 0);
+	first = snapshot(&f);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 0);
+	second = snapshot(&f);
+	ck_assert_str_eq(second, first);
+	free(first);
+	free(second);
+	fx_destroy(&f);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("install");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_unpack_then_configure);
+	tcase_add_test(tc, test_corrupt_archive_changes_nothing);
+	tcase_add_test(tc, test_conflict_in_one_run);
+	tcase_add_test(tc, test_depends);
+	tcase_add_test(tc, test_scripts_refused);
+	tcase_add_test(tc, test_rerun_converges);
+	suite_add_tcase(s, tc);
+	return tu_run_suite(s);
+}
