@@ -1,0 +1,140 @@
+#!/bin/bash
+# sync.sh - the commit passes as the kernel sees them.
+#
+# An install is traced with strace and every sync and rename call is turned
+# into one letter; the order of the letters is the contract of each
+# strategy (DESIGN.md section 2):
+#   W  sync_file_range(SYNC_FILE_RANGE_WRITE)   (pass 1, as each file is written)
+#   A  sync_file_range(SYNC_FILE_RANGE_WAIT_BEFORE)   (pass 2)
+#   D  fdatasync of a staged file               (pass 3)
+#   R  rename of a staged entry                 (pass 4)
+#   F  fsync of a touched directory             (renames made durable)
+#   S  syncfs
+#   d/M/f  the database write: fdatasync(status-new), rename to status,
+#          fsync of the admin directory
+# Calls that failed (= -1) changed nothing and are left out.
+TEST_NAME=sync
+. "${TESTLIB:?}"
+need_cmd strace
+
+pkg=$TESTDIR/pkg
+new_pkg "$pkg" syncs
+mkdir -p "$pkg/usr/share/syncs/a" "$pkg/usr/share/syncs/b"
+for i in 1 2 3 4 5 6 7 8; do
+	echo "data $i" >"$pkg/usr/share/syncs/a/f$i"
+done
+ln -s ../a/f1 "$pkg/usr/share/syncs/b/link"
+build_deb "$TESTDIR/syncs.deb" "$pkg"
+# 8 files plus the two info files unpkg writes (list, generated md5sums)
+nfiles=10
+# the same, plus the symlink
+nrenames=11
+
+# A package of its own, installed first so that the database a traced run
+# finds has been used: writing info/format, the lock files and triggers/
+# happens once per database and is not part of what is checked here.
+new_pkg "$TESTDIR/first" first
+build_deb "$TESTDIR/first.deb" "$TESTDIR/first"
+used_root() {
+	mkroot "$1"
+	"$UNPKG" --root="$1" --unpack "$TESTDIR/first.deb" >/dev/null
+}
+
+# letters ROOT TRACE: the calls of TRACE as a string of letters.
+letters() {
+	local admin="$1/var/lib/dpkg"
+	awk -v admin="$admin" '
+	/ = -1 / { next }
+	/status-new/ && /fdatasync|fsync/ { printf "d"; next }
+	/rename/ && /status-new/ { printf "M"; next }
+	/WAIT_BEFORE/ { printf "A"; next }
+	/SYNC_FILE_RANGE_WRITE/ { printf "W"; next }
+	/^[0-9]+ +fdatasync/ { printf "D"; next }
+	/^[0-9]+ +rename/ { printf "R"; next }
+	/^[0-9]+ +fsync\(/ {
+		if (index($0, "<" admin ">")) printf "f"; else printf "F"
+		next
+	}
+	/^[0-9]+ +syncfs/ { printf "S"; next }
+	' "$2"
+	echo
+}
+
+# trace MODE [strace option...]: install under strace with --sync=MODE,
+# print the letters.
+trace() {
+	local mode=$1 root=$TESTDIR/root-$1
+	shift
+	used_root "$root"
+	strace -f -y -qq -o "$TESTDIR/trace-$mode" "$@" \
+		-e trace=sync_file_range,fdatasync,fsync,syncfs,rename,renameat,renameat2 \
+		"$UNPKG" --root="$root" --sync="$mode" --stats --unpack \
+		"$TESTDIR/syncs.deb" >"$TESTDIR/out-$mode" 2>"$TESTDIR/err-$mode" ||
+		{ show_file "$TESTDIR/err-$mode"; fail "unpkg --sync=$mode failed"; }
+	letters "$root" "$TESTDIR/trace-$mode"
+}
+
+# expect WHAT SEQUENCE REGEX: SEQUENCE matches the extended REGEX.
+expect() {
+	if [[ $2 =~ $3 ]]; then
+		note "$1: $2"
+	else
+		check_fail "$1: call sequence '$2' does not match /$3/"
+	fi
+}
+
+count() {
+	local s=${1//[^$2]/}
+	echo ${#s}
+}
+
+section "dpkg: mark, then the four passes in order, then the record"
+seq=$(trace dpkg)
+# mark (dMf), then W.. A.. D.. R.. F.., then the record (dMf)
+expect "dpkg strategy" "$seq" '^dMfW+A+D+R+F+dMf$'
+[ "$(count "$seq" W)" -eq $nfiles ] || check_fail "dpkg: $(count "$seq" W) SYNC_FILE_RANGE_WRITE calls, expected $nfiles"
+[ "$(count "$seq" A)" -eq $nfiles ] || check_fail "dpkg: $(count "$seq" A) WAIT_BEFORE calls, expected $nfiles"
+[ "$(count "$seq" D)" -eq $nfiles ] || check_fail "dpkg: $(count "$seq" D) fdatasync calls, expected $nfiles"
+[ "$(count "$seq" R)" -eq $nrenames ] || check_fail "dpkg: $(count "$seq" R) renames, expected $nrenames"
+# every file is written, and its writeback started, before the wait pass:
+# the W calls interleave with the writes, so each W names a .dpkg-new file
+grep -q 'SYNC_FILE_RANGE_WRITE' "$TESTDIR/trace-dpkg" &&
+	! grep 'SYNC_FILE_RANGE_WRITE' "$TESTDIR/trace-dpkg" | grep -vq '\.dpkg-new>' ||
+	check_fail "dpkg: a SYNC_FILE_RANGE_WRITE on something other than a staged file"
+assert_grep '^stats: sync mode: dpkg' "$TESTDIR/out-dpkg" "dpkg --stats"
+assert_grep "^stats: calls sync_file_range=$((2 * nfiles)) fdatasync=$nfiles " \
+	"$TESTDIR/out-dpkg" "dpkg --stats counts"
+
+section "syncfs: one syncfs before and one after the renames"
+seq=$(trace syncfs)
+expect "syncfs strategy" "$seq" '^dMfSR+SdMf$'
+
+section "none: renames only, and no database syncs either"
+seq=$(trace none)
+expect "none strategy" "$seq" '^MR+M$'
+
+section "fallback: sync_file_range failing with ENOSYS selects syncfs"
+seq=$(trace dpkg -e inject=sync_file_range:error=ENOSYS)
+# the refused W attempt (left out: it failed), then the syncfs recipe
+expect "fallback" "$seq" '^dMfSR+SdMf$'
+assert_grep 'sync_file_range is not available; using the syncfs strategy' \
+	"$TESTDIR/err-dpkg" "fallback notice"
+assert_grep '^stats: sync mode: syncfs' "$TESTDIR/out-dpkg" "fallback --stats"
+
+section "fdatasync failing with EIO aborts the run, leaving the root as before"
+root=$TESTDIR/root-eio
+used_root "$root"
+tree_manifest "$root" >"$TESTDIR/before-eio"
+db_manifest "$root/var/lib/dpkg" >"$TESTDIR/before-eio-db"
+# the first fdatasync is the database's mark, the second a staged file's
+rc=0
+strace -f -qq -o /dev/null -e trace=fdatasync -e inject=fdatasync:error=EIO:when=2 \
+	"$UNPKG" --root="$root" --sync=dpkg --unpack "$TESTDIR/syncs.deb" \
+	>"$TESTDIR/out-eio" 2>"$TESTDIR/err-eio" || rc=$?
+assert_status 1 $rc "unpkg with fdatasync EIO"
+assert_grep 'cannot fdatasync .*Input/output error' "$TESTDIR/err-eio" "EIO message"
+tree_manifest "$root" >"$TESTDIR/after-eio"
+db_manifest "$root/var/lib/dpkg" >"$TESTDIR/after-eio-db"
+assert_same_file "$TESTDIR/before-eio" "$TESTDIR/after-eio" "tree after EIO"
+assert_same_file "$TESTDIR/before-eio-db" "$TESTDIR/after-eio-db" "database after EIO"
+assert_no_debris "$root"
