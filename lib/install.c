@@ -520,12 +520,13 @@ out:
 }
 
 /* info/KEY.list, info/KEY.md5sums (generated when the package ships
- * none, as dpkg does) and every control member but control itself. */
+ * none, as dpkg does, even if empty) and every control member but
+ * control itself. */
 static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0, i;
-	int dir, ret = -1;
+	int dir, pass, ret = -1;
 
 	dir = unpkg_commit_dir(r->commit, r->admroot, "info", err);
 	if (dir < 0)
@@ -539,22 +540,29 @@ static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 			       m->mode & 0777, err) < 0)
 			goto out;
 	}
-	for (i = 0; i < p->files.count; i++) {
-		const char *path = p->files.files[i].path;
-		size_t need = len + strlen(path) + 2;
+	/* dpkg lists symlinks after everything else, each group in archive
+	 * order. */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < p->files.count; i++) {
+			const struct unpkg_file *f = &p->files.files[i];
+			size_t need = len + strlen(f->path) + 2;
 
-		if (need > cap) {
-			char *grown;
+			if ((f->type == UNPKG_ENTRY_SYMLINK) != pass)
+				continue;
+			if (need > cap) {
+				char *grown;
 
-			cap = need * 2;
-			grown = realloc(buf, cap);
-			if (grown == NULL) {
-				unpkg_err_nomem(err);
-				goto out;
+				cap = need * 2;
+				grown = realloc(buf, cap);
+				if (grown == NULL) {
+					unpkg_err_nomem(err);
+					goto out;
+				}
+				buf = grown;
 			}
-			buf = grown;
+			len += (size_t)snprintf(buf + len, cap - len, "%s\n",
+						f->path);
 		}
-		len += (size_t)snprintf(buf + len, cap - len, "%s\n", path);
 	}
 	if (stage_info(r, p, dir, "list", buf, len, 0644, err) < 0)
 		goto out;
@@ -580,8 +588,9 @@ static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 			len += (size_t)snprintf(buf + len, cap - len,
 						"%s  %s\n", f->md5, f->path + 1);
 		}
-		if (len > 0 &&
-		    stage_info(r, p, dir, "md5sums", buf, len, 0644, err) < 0)
+		/* Even empty: dpkg --audit asks for a reinstall otherwise. */
+		if (stage_info(r, p, dir, "md5sums", buf != NULL ? buf : "",
+			       len, 0644, err) < 0)
 			goto out;
 	}
 	ret = 0;

@@ -4,12 +4,14 @@
  * status.  The work is done by libunpkg (lib/). */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commit.h"
@@ -345,6 +347,21 @@ int main(int argc, char **argv)
 		fputs("unpkg: error: requested operation requires superuser "
 		      "privilege\n", stderr);
 		return EXIT_FATAL;
+	}
+	/* Like dpkg: every archive must be there before anything starts. */
+	for (i = optind; i < argc; i++) {
+		struct stat st;
+
+		if (stat(argv[i], &st) < 0) {
+			fprintf(stderr, "unpkg: error: cannot access archive "
+				"'%s': %s\n", argv[i], strerror(errno));
+			return EXIT_FATAL;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			fprintf(stderr, "unpkg: error: archive '%s' is not a "
+				"regular file\n", argv[i]);
+			return EXIT_FATAL;
+		}
 	}
 	raise_fd_limit();
 

@@ -343,6 +343,34 @@ START_TEST(test_scripts_refused)
 }
 END_TEST
 
+/* dpkg's file list puts symlinks after everything else; a package with
+ * no regular file still gets an (empty) md5sums. */
+START_TEST(test_list_order_and_empty_md5sums)
+{
+	static const struct tu_entry e[] = {
+		{ .type = 'd', .path = "./d/" },
+		{ .type = 'l', .path = "./d/a-link", .data = "z" },
+		{ .type = 'p', .path = "./d/b-fifo" },
+		{ .type = 'l', .path = "./d/c-link", .data = "/abs" },
+		{ .type = 'd', .path = "./d/sub/" },
+	};
+	struct fx f;
+	const char *deb;
+	char *s;
+
+	fx_init(&f);
+	deb = make_pkg(&f, "links", NULL, e, 5, NULL, 0);
+	ck_assert_int_eq(install(&f, 0, 0, &deb, 1), 0);
+	s = slurp(&f, "var/lib/dpkg/info/links.list");
+	ck_assert_str_eq(s, "/d\n/d/b-fifo\n/d/sub\n/d/a-link\n/d/c-link\n");
+	free(s);
+	s = slurp(&f, "var/lib/dpkg/info/links.md5sums");
+	ck_assert_str_eq(s, "");
+	free(s);
+	fx_destroy(&f);
+}
+END_TEST
+
 /* Running the same install again changes nothing but what it must. */
 START_TEST(test_rerun_converges)
 {
@@ -374,6 +402,7 @@ int main(void)
 	tcase_add_test(tc, test_depends);
 	tcase_add_test(tc, test_scripts_refused);
 	tcase_add_test(tc, test_rerun_converges);
+	tcase_add_test(tc, test_list_order_and_empty_md5sums);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

@@ -48,10 +48,15 @@ assert_grep "unknown sync strategy 'fsync'" "$TESTDIR/badsync.err" "--sync=fsync
 run 2 twoactions --root="$root" -i --unpack "$deb"
 [ ! -e "$root/usr" ] || check_fail "a usage error wrote into the root"
 
-section "a missing or bad archive is an error of that package (exit 1)"
-run 1 missing --root="$root" -i "$TESTDIR/nope.deb"
-assert_grep "error processing archive .*nope.deb" "$TESTDIR/missing.err" "missing file"
-assert_grep "No such file or directory" "$TESTDIR/missing.err" "missing file cause"
+section "a missing archive stops the run before it starts (exit 2), as in dpkg"
+run 2 missing --root="$root" -i "$deb" "$TESTDIR/nope.deb"
+assert_grep "cannot access archive '.*nope.deb': No such file or directory" \
+	"$TESTDIR/missing.err" "missing file"
+run 2 notfile --root="$root" -i "$TESTDIR"
+assert_grep "archive '.*' is not a regular file" "$TESTDIR/notfile.err" "directory"
+[ ! -e "$root/usr" ] || check_fail "a missing archive did not stop the run"
+
+section "a bad archive is an error of that package (exit 1)"
 echo "not a deb" >"$TESTDIR/text.deb"
 run 1 notdeb --root="$root" -i "$TESTDIR/text.deb" "$deb"
 assert_grep "error processing archive .*text.deb" "$TESTDIR/notdeb.err" "not a .deb"
