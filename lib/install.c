@@ -160,63 +160,76 @@ static int parse_conffiles(struct pkg *p, const struct unpkg_deb_member *m,
 	return 0;
 }
 
-/* Is `name` installed (or unpacked by this run, when `run_ok`) in a
- * version that satisfies `alt`, directly or through Provides? */
-static int alt_satisfied(const struct run *r, const struct unpkg_relation_alt *alt,
-			 int run_ok)
+/* Does package `dp` provide what `alt` asks for?  An unversioned
+ * Provides only meets an unversioned need, as in dpkg. */
+static int provides(const struct unpkg_db_pkg *dp,
+		    const struct unpkg_relation_alt *alt)
 {
-	size_t i, j, k;
+	const char *value = unpkg_para_get(&dp->para, "Provides");
+	struct unpkg_relations prov;
+	struct unpkg_err ignored;
+	size_t i, j;
+	int hit = 0;
+
+	if (value == NULL)
+		return 0;
+	unpkg_err_init(&ignored);
+	unpkg_relations_init(&prov);
+	if (unpkg_relations_parse(&prov, "Provides", value, &ignored) < 0)
+		return 0;
+	for (i = 0; i < prov.count && !hit; i++) {
+		for (j = 0; j < prov.rels[i].count && !hit; j++) {
+			const struct unpkg_relation_alt *pa = &prov.rels[i].alts[j];
+
+			if (strcmp(pa->name, alt->name) != 0)
+				continue;
+			hit = alt->op == UNPKG_REL_ANY ||
+			      (pa->op == UNPKG_REL_EQ &&
+			       unpkg_relop_satisfied(alt->op, pa->version,
+						     alt->version));
+		}
+	}
+	unpkg_relations_destroy(&prov);
+	return hit;
+}
+
+/* Is package `dp` usable for dependencies: installed, or (when `run_ok`)
+ * unpacked by this run? */
+static int usable(const struct run *r, const struct unpkg_db_pkg *dp,
+		  int run_ok)
+{
+	const char *want, *flag, *status;
+	size_t i;
+
+	if (unpkg_db_pkg_status(dp, &want, &flag, &status) < 0)
+		return 0;
+	if (strcmp(status, "installed") == 0)
+		return 1;
+	for (i = 0; run_ok && i < r->npkgs; i++)
+		if (r->pkgs[i].state >= PKG_UNPACKED &&
+		    strcmp(r->pkgs[i].key, dp->key) == 0)
+			return 1;
+	return 0;
+}
+
+/* Is `alt` met by a usable package, directly or through Provides? */
+static int alt_satisfied(const struct run *r,
+			 const struct unpkg_relation_alt *alt, int run_ok)
+{
+	size_t i;
 
 	for (i = 0; i < unpkg_db_count(r->db); i++) {
 		const struct unpkg_db_pkg *dp = unpkg_db_at(r->db, i);
-		const char *want, *flag, *status, *provides;
-		int usable;
 
-		if (unpkg_db_pkg_status(dp, &want, &flag, &status) < 0)
-			continue;
-		usable = strcmp(status, "installed") == 0;
-		for (j = 0; run_ok && !usable && j < r->npkgs; j++)
-			usable = r->pkgs[j].state >= PKG_UNPACKED &&
-				 strcmp(r->pkgs[j].key, dp->key) == 0;
-		if (!usable)
+		if (!usable(r, dp, run_ok))
 			continue;
 		if (strcmp(dp->name, alt->name) == 0 &&
 		    unpkg_relop_satisfied(alt->op,
 					  unpkg_para_get(&dp->para, "Version"),
 					  alt->version))
 			return 1;
-		provides = unpkg_para_get(&dp->para, "Provides");
-		if (provides != NULL) {
-			struct unpkg_relations prov;
-			struct unpkg_err ignored;
-			int hit = 0;
-
-			unpkg_err_init(&ignored);
-			unpkg_relations_init(&prov);
-			if (unpkg_relations_parse(&prov, "Provides", provides,
-						  &ignored) == 0) {
-				for (j = 0; j < prov.count && !hit; j++) {
-					for (k = 0; k < prov.rels[j].count && !hit; k++) {
-						const struct unpkg_relation_alt *pa =
-							&prov.rels[j].alts[k];
-
-						if (strcmp(pa->name, alt->name) != 0)
-							continue;
-						/* An unversioned Provides only
-						 * meets unversioned needs. */
-						if (alt->op == UNPKG_REL_ANY)
-							hit = 1;
-						else if (pa->op == UNPKG_REL_EQ)
-							hit = unpkg_relop_satisfied(
-								alt->op, pa->version,
-								alt->version);
-					}
-				}
-			}
-			unpkg_relations_destroy(&prov);
-			if (hit)
-				return 1;
-		}
+		if (provides(dp, alt))
+			return 1;
 	}
 	return 0;
 }

@@ -303,6 +303,32 @@ START_TEST(test_depends)
 }
 END_TEST
 
+/* Provides: a versioned one meets a versioned need, an unversioned one
+ * only an unversioned need. */
+START_TEST(test_provides)
+{
+	static const struct tu_entry e[] = {
+		{ .type = 'd', .path = "./usr/" },
+	};
+	struct fx f;
+	const char *deb;
+
+	fx_init(&f);
+	deb = make_pkg(&f, "impl", "Provides: virt (= 2.0), plain\n", e, 1,
+		       NULL, 0);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 0);
+	deb = make_pkg(&f, "user1", "Depends: virt (>= 1.5), plain\n", e, 1,
+		       NULL, 0);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 0);
+	deb = make_pkg(&f, "user2", "Depends: virt (>= 3)\n", e, 1, NULL, 0);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 1);
+	deb = make_pkg(&f, "user3", "Depends: plain (>= 1)\n", e, 1, NULL, 0);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 1);
+	ck_assert_int_eq(f.errors, 2);
+	fx_destroy(&f);
+}
+END_TEST
+
 /* Maintainer scripts are not run yet: a preinst is refused before
  * anything changes; a postinst leaves the package unpacked. */
 START_TEST(test_scripts_refused)
@@ -400,6 +426,7 @@ int main(void)
 	tcase_add_test(tc, test_corrupt_archive_changes_nothing);
 	tcase_add_test(tc, test_conflict_in_one_run);
 	tcase_add_test(tc, test_depends);
+	tcase_add_test(tc, test_provides);
 	tcase_add_test(tc, test_scripts_refused);
 	tcase_add_test(tc, test_rerun_converges);
 	tcase_add_test(tc, test_list_order_and_empty_md5sums);
