@@ -139,7 +139,8 @@ int unpkg_dpkgcfg_load(struct unpkg_dpkgcfg *cfg, const char *confdir,
 		unpkg_err_sys(err, "cannot read %s", path);
 		goto out;
 	}
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n > 0)
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n; i++)
 		if (load_file(cfg, names[i], err) < 0)
 			goto out;

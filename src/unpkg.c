@@ -268,7 +268,7 @@ int main(int argc, char **argv)
 	struct unpkg_stats stats = { 0 };
 	struct unpkg_install_opts o = { 0 };
 	struct unpkg_err err;
-	int c, i, failed;
+	int c, i, failed, ret = EXIT_FATAL;
 
 	cli.instdir = xstrdup("/");
 	cli.admindir = xstrdup("/var/lib/dpkg");
@@ -329,13 +329,15 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return 0;
+			ret = 0;
+			goto out;
 		case OPT_VERSION:
 			printf("unpkg %s\n", PACKAGE_VERSION);
-			return 0;
+			ret = 0;
+			goto out;
 		default:
 			fputs("\nType unpkg --help for help.\n", stderr);
-			return EXIT_FATAL;
+			goto out;
 		}
 	}
 	if (cli.action == ACTION_NONE)
@@ -346,7 +348,7 @@ int main(int argc, char **argv)
 	if (geteuid() != 0) {
 		fputs("unpkg: error: requested operation requires superuser "
 		      "privilege\n", stderr);
-		return EXIT_FATAL;
+		goto out;
 	}
 	/* Like dpkg: every archive must be there before anything starts. */
 	for (i = optind; i < argc; i++) {
@@ -355,12 +357,12 @@ int main(int argc, char **argv)
 		if (stat(argv[i], &st) < 0) {
 			fprintf(stderr, "unpkg: error: cannot access archive "
 				"'%s': %s\n", argv[i], strerror(errno));
-			return EXIT_FATAL;
+			goto out;
 		}
 		if (!S_ISREG(st.st_mode)) {
 			fprintf(stderr, "unpkg: error: archive '%s' is not a "
 				"regular file\n", argv[i]);
-			return EXIT_FATAL;
+			goto out;
 		}
 	}
 	raise_fd_limit();
@@ -386,12 +388,12 @@ int main(int argc, char **argv)
 	}
 	if (cli.stats)
 		print_stats(&cli, &stats);
+	ret = failed < 0 ? EXIT_FATAL : failed > 0 ? EXIT_PKG_ERROR : 0;
+out:
 	for (i = 0; i < (int)cli.nfailed; i++)
 		free(cli.failed[i]);
 	free(cli.failed);
 	free(cli.instdir);
 	free(cli.admindir);
-	if (failed < 0)
-		return EXIT_FATAL;
-	return failed > 0 ? EXIT_PKG_ERROR : 0;
+	return ret;
 }
