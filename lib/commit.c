@@ -457,6 +457,28 @@ int commit_syncfs_touched(struct unpkg_commit *c, struct unpkg_err *err)
 	return 0;
 }
 
+/* Move the empty directory `name` aside as NAME.dpkg-tmp (or back). */
+static int swap_dir_backup(struct unpkg_commit *c, int dfd,
+			   const struct commit_entry *e, int back,
+			   struct unpkg_err *err)
+{
+	char *backup = suffixed(e->name, ".dpkg-tmp");
+	int ret = -1;
+
+	if (backup == NULL)
+		return unpkg_err_nomem(err);
+	c->stats->rename++;
+	if (back)
+		ret = renameat(dfd, backup, dfd, e->name);
+	else if ((unlinkat(dfd, backup, AT_REMOVEDIR) == 0 || errno == ENOENT))
+		ret = renameat(dfd, e->name, dfd, backup);
+	if (ret < 0)
+		unpkg_err_sys(err, "cannot move directory %s %s %s", e->name,
+			      back ? "back from" : "aside to", backup);
+	free(backup);
+	return ret;
+}
+
 static int rename_pass(struct unpkg_commit *c, struct unpkg_err *err)
 {
 	size_t i;
@@ -471,10 +493,17 @@ static int rename_pass(struct unpkg_commit *c, struct unpkg_err *err)
 		dfd = unpkg_commit_dirfd(c, e->dir, err);
 		if (dfd < 0)
 			return -1;
+		if ((e->flags & UNPKG_STAGE_DIRBACKUP) &&
+		    swap_dir_backup(c, dfd, e, 0, err) < 0)
+			return -1;
 		c->stats->rename++;
-		if (renameat(dfd, e->tmpname, dfd, e->name) < 0)
-			return unpkg_err_sys(err, "cannot rename %s to %s",
-					     e->tmpname, e->name);
+		if (renameat(dfd, e->tmpname, dfd, e->name) < 0) {
+			unpkg_err_sys(err, "cannot rename %s to %s",
+				      e->tmpname, e->name);
+			if (e->flags & UNPKG_STAGE_DIRBACKUP)
+				swap_dir_backup(c, dfd, e, 1, err);
+			return -1;
+		}
 		e->state = ENTRY_RENAMED;
 	}
 	return 0;
@@ -527,7 +556,7 @@ int unpkg_commit_release(struct unpkg_commit *c, struct unpkg_err *err)
 		char *backup;
 		int dfd;
 
-		if (!(e->flags & UNPKG_STAGE_BACKUP))
+		if (!(e->flags & (UNPKG_STAGE_BACKUP | UNPKG_STAGE_DIRBACKUP)))
 			continue;
 		backup = suffixed(e->name, ".dpkg-tmp");
 		dfd = backup != NULL ? unpkg_commit_dirfd(c, e->dir, err) : -1;
@@ -535,7 +564,9 @@ int unpkg_commit_release(struct unpkg_commit *c, struct unpkg_err *err)
 			ret = unpkg_err_nomem(err);
 		else if (dfd < 0)
 			ret = -1;
-		else if (unlinkat(dfd, backup, 0) < 0 && errno != ENOENT)
+		else if (unlinkat(dfd, backup, (e->flags & UNPKG_STAGE_DIRBACKUP)
+						       ? AT_REMOVEDIR : 0) < 0 &&
+			 errno != ENOENT)
 			ret = unpkg_err_sys(err, "cannot remove %s", backup);
 		free(backup);
 	}
@@ -571,7 +602,10 @@ void unpkg_commit_abort(struct unpkg_commit *c)
 			continue;
 		}
 		renamed = 1;
-		if (e->flags & UNPKG_STAGE_BACKUP) {
+		if (e->flags & UNPKG_STAGE_DIRBACKUP) {
+			unlinkat(dfd, e->name, 0);
+			swap_dir_backup(c, dfd, e, 1, &ignored);
+		} else if (e->flags & UNPKG_STAGE_BACKUP) {
 			char *backup = suffixed(e->name, ".dpkg-tmp");
 
 			if (backup != NULL)

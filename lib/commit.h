@@ -84,6 +84,10 @@ enum {
 	/* Make durable but do not rename (a conffile stays NAME.dpkg-new
 	 * until it is configured). */
 	UNPKG_STAGE_NORENAME = 1 << 1,
+	/* The final name is an empty directory: the rename pass moves it
+	 * aside as NAME.dpkg-tmp just before the entry takes its name; abort
+	 * moves it back, release removes it. */
+	UNPKG_STAGE_DIRBACKUP = 1 << 2,
 };
 
 struct unpkg_commit;

@@ -1,6 +1,7 @@
 /* extract.c - streaming data.tar entries into staged entries. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -496,6 +497,29 @@ out:
 	return ret;
 }
 
+/* 1 if directory `name` in `dfd` has no entries, 0 if it has, -1 on
+ * error. */
+static int dir_is_empty(int dfd, const char *name, struct unpkg_err *err)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd, empty = 1;
+
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return unpkg_err_sys(err, "cannot open directory %s", name);
+	dir = fdopendir(fd);
+	if (dir == NULL) {
+		close(fd);
+		return unpkg_err_sys(err, "cannot read directory %s", name);
+	}
+	while (empty && (de = readdir(dir)) != NULL)
+		empty = strcmp(de->d_name, ".") == 0 ||
+			strcmp(de->d_name, "..") == 0;
+	closedir(dir);
+	return empty;
+}
+
 /* An interrupted run may have left NAME.dpkg-new (ours, never committed:
  * remove it) or NAME.dpkg-tmp without NAME (a backup whose original was
  * already moved away: put it back first, as dpkg does). */
@@ -569,15 +593,26 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 	if (check_owner(x, f->path, err) < 0 ||
 	    clean_leftovers(dfd, base, tmp, e->path, &exists, &st, err) < 0)
 		return -1;
-	if (exists && S_ISDIR(st.st_mode))
-		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
-				     "cannot replace directory /%s with a "
-				     "non-directory", e->path);
 	if (o->conffiles != NULL &&
 	    unpkg_strmap_get(o->conffiles, f->path) != NULL)
 		flags |= UNPKG_STAGE_NORENAME;
+	else if (exists && S_ISDIR(st.st_mode))
+		flags |= UNPKG_STAGE_DIRBACKUP;
 	else if (exists)
 		flags |= UNPKG_STAGE_BACKUP;
+	/* dpkg replaces an empty directory; a non-empty one would take
+	 * files of unknown origin with it. */
+	if (exists && S_ISDIR(st.st_mode)) {
+		int empty = dir_is_empty(dfd, base, err);
+
+		if (empty < 0)
+			return -1;
+		if (!empty)
+			return unpkg_err_set(err, UNPKG_ERR_CONFLICT,
+					     "cannot replace directory /%s with "
+					     "a non-directory: it is not empty",
+					     e->path);
+	}
 
 	if (e->type == UNPKG_ENTRY_FILE) {
 		fd = write_regular(x, e, dfd, tmp, uid, gid, md5, err);

@@ -1,6 +1,7 @@
 /* install.c - one run of unpkg -i / --unpack. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <md5.h>
@@ -44,7 +45,10 @@ struct pkg {
 	char *label;		/* "name version", for conflict messages */
 	char *old_stanza;	/* the stanza before the run, or NULL */
 	char *old_version;	/* its Version, or NULL */
+	char *config_version;	/* the last configured version, or NULL */
 	char *old_conffiles;	/* its Conffiles value, or NULL */
+	char **old_files;	/* its file list, or NULL */
+	size_t nold_files;
 	struct conffile *conffiles;
 	size_t nconffiles;
 	struct unpkg_strmap confmap;	/* path -> struct conffile * */
@@ -77,7 +81,9 @@ static void pkg_destroy(struct pkg *p)
 	free(p->label);
 	free(p->old_stanza);
 	free(p->old_version);
+	free(p->config_version);
 	free(p->old_conffiles);
+	unpkg_db_list_free(p->old_files, p->nold_files);
 	for (i = 0; i < p->nconffiles; i++) {
 		free(p->conffiles[i].path);
 		free(p->conffiles[i].flags);
@@ -363,6 +369,7 @@ static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	if (old != NULL) {
 		const char *v = unpkg_para_get(&old->para, "Version");
 		const char *cf = unpkg_para_get(&old->para, "Conffiles");
+		const char *want, *flag, *status, *cv;
 
 		p->old_stanza = unpkg_para_format(&old->para);
 		p->old_version = v != NULL ? strdup(v) : NULL;
@@ -370,6 +377,19 @@ static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 		if (p->old_stanza == NULL || (v != NULL && !p->old_version) ||
 		    (cf != NULL && !p->old_conffiles))
 			return unpkg_err_nomem(err);
+		/* dpkg remembers the last configured version until the new
+		 * one is configured. */
+		if (unpkg_db_pkg_status(old, &want, &flag, &status) == 0 &&
+		    strcmp(status, "installed") == 0)
+			cv = v;
+		else
+			cv = unpkg_para_get(&old->para, "Config-Version");
+		if (cv != NULL && (p->config_version = strdup(cv)) == NULL)
+			return unpkg_err_nomem(err);
+		/* Read now: the new list replaces it during the commit. */
+		if (unpkg_db_read_list(r->db, old->key, &p->old_files,
+				       &p->nold_files, err) < 0)
+			return -1;
 	} else {
 		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
 				 "Selecting previously unselected package %s.",
@@ -381,90 +401,54 @@ static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	return 0;
 }
 
-/* --- database records ----------------------------------------------------- */
-
-/* Conffiles: field for `p`: "newconffile" until configured, then the
- * hash of the version the package ships. */
-static char *conffiles_value(const struct pkg *p, int configured)
+/* The hash the database recorded for conffile `path` before the run
+ * (from the old Conffiles value " /path hash [flags]" lines), copied into
+ * `hash`; "" if none. */
+static void recorded_hash(const struct pkg *p, const char *path,
+			  char hash[33])
 {
-	size_t i, len = 1, used = 0;
-	char *v;
+	const char *s = p->old_conffiles;
+	size_t plen = strlen(path);
 
-	if (p->nconffiles == 0)
-		return NULL;
-	for (i = 0; i < p->nconffiles; i++)
-		len += strlen(p->conffiles[i].path) + 64 +
-		       (p->conffiles[i].flags != NULL
-				? strlen(p->conffiles[i].flags) : 0);
-	v = malloc(len);
-	if (v == NULL)
-		return NULL;
-	for (i = 0; i < p->nconffiles; i++) {
-		const struct conffile *cf = &p->conffiles[i];
-		uintptr_t idx = (uintptr_t)unpkg_strmap_get(&p->files.index,
-							    cf->path);
-		const char *hash = "newconffile";
-
-		if (configured && idx != 0 && p->files.files[idx - 1].md5[0])
-			hash = p->files.files[idx - 1].md5;
-		used += (size_t)snprintf(v + used, len - used, "\n %s %s%s%s",
-					 cf->path, hash,
-					 cf->flags != NULL ? " " : "",
-					 cf->flags != NULL ? cf->flags : "");
-	}
-	return v;
-}
-
-/* Set the package's stanza in memory (not yet written). */
-static int put_state(struct run *r, struct pkg *p, const char *flag,
-		     const char *status, struct unpkg_err *err)
-{
-	struct unpkg_stanza_state st = {
-		.want = "install",
-		.flag = flag,
-		.status = status,
-	};
-	char *conffiles = NULL, *text = NULL;
-	int ret = -1;
-
-	if (p->nconffiles > 0) {
-		conffiles = conffiles_value(p, strcmp(status, "installed") == 0);
-		if (conffiles == NULL) {
-			unpkg_err_nomem(err);
-			goto out;
+	hash[0] = '\0';
+	while (s != NULL && (s = strstr(s, path)) != NULL) {
+		if ((s == p->old_conffiles || s[-1] == ' ') && s[plen] == ' ') {
+			sscanf(s + plen + 1, "%32s", hash);
+			return;
 		}
+		s += plen;
 	}
-	st.conffiles = conffiles;
-	if (unpkg_stanza_format(&p->control, &st, &text, err) < 0 ||
-	    unpkg_db_put(r->db, p->name, p->arch, text, err) < 0)
-		goto out;
-	unpkg_event_status(r->o->events, p->key, status);
-	ret = 0;
-out:
-	free(conffiles);
-	free(text);
-	return ret;
 }
 
-static int write_db(struct run *r, struct unpkg_err *err)
+/* MD5 of the regular file `name` in `dfd`, "" if it is not one. */
+static int file_md5(int dfd, const char *name, char hex[33],
+		    struct unpkg_err *err)
 {
-	return unpkg_db_write(r->db, &r->stats->fsync, err);
+	unsigned char buf[65536];
+	MD5_CTX ctx;
+	ssize_t n;
+	int fd;
+
+	hex[0] = '\0';
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP ? 0 : unpkg_err_sys(err, "cannot open %s", name);
+	MD5Init(&ctx);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			unpkg_err_sys(err, "cannot read %s", name);
+			close(fd);
+			return -1;
+		}
+		MD5Update(&ctx, buf, (size_t)n);
+	}
+	close(fd);
+	MD5End(&ctx, hex);
+	return 0;
 }
 
-/* Put the package's stanza back as it was before the run. */
-static void restore_pkg(struct run *r, struct pkg *p)
-{
-	struct unpkg_err err;
-
-	unpkg_err_init(&err);
-	if (unpkg_db_put(r->db, p->name, p->arch, p->old_stanza, &err) < 0 ||
-	    write_db(r, &err) < 0)
-		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
-				 "cannot restore the database entry of %s: %s",
-				 p->key, err.msg);
-}
-
-/* --- unpack -------------------------------------------------------------- */
 
 /* Write info/KEY.NAME.dpkg-new and stage it to become info/KEY.NAME. */
 static int stage_info(struct run *r, struct pkg *p, int dir, const char *member,
@@ -612,6 +596,257 @@ out:
 	return ret;
 }
 
+/* --- database records ----------------------------------------------------- */
+
+/* Conffiles: field for `p`: until configured, the hash recorded for the
+ * old version ("newconffile" for a conffile new to the package); once
+ * configured, the hash of the version the package ships. */
+static char *conffiles_value(const struct pkg *p, int configured)
+{
+	size_t i, len = 1, used = 0;
+	char *v;
+
+	if (p->nconffiles == 0)
+		return NULL;
+	for (i = 0; i < p->nconffiles; i++)
+		len += strlen(p->conffiles[i].path) + 64 +
+		       (p->conffiles[i].flags != NULL
+				? strlen(p->conffiles[i].flags) : 0);
+	v = malloc(len);
+	if (v == NULL)
+		return NULL;
+	for (i = 0; i < p->nconffiles; i++) {
+		const struct conffile *cf = &p->conffiles[i];
+		uintptr_t idx = (uintptr_t)unpkg_strmap_get(&p->files.index,
+							    cf->path);
+		const char *hash = "newconffile";
+		char old[33];
+
+		recorded_hash(p, cf->path, old);
+		if (configured && idx != 0 && p->files.files[idx - 1].md5[0])
+			hash = p->files.files[idx - 1].md5;
+		else if (!configured && old[0] != '\0')
+			hash = old;
+		used += (size_t)snprintf(v + used, len - used, "\n %s %s%s%s",
+					 cf->path, hash,
+					 cf->flags != NULL ? " " : "",
+					 cf->flags != NULL ? cf->flags : "");
+	}
+	return v;
+}
+
+/* Set the package's stanza in memory (not yet written). */
+static int put_state(struct run *r, struct pkg *p, const char *flag,
+		     const char *status, struct unpkg_err *err)
+{
+	struct unpkg_stanza_state st = {
+		.want = "install",
+		.flag = flag,
+		.status = status,
+		.config_version = p->config_version,
+	};
+	char *conffiles = NULL, *text = NULL;
+	int ret = -1;
+
+	if (p->nconffiles > 0) {
+		conffiles = conffiles_value(p, strcmp(status, "installed") == 0);
+		if (conffiles == NULL) {
+			unpkg_err_nomem(err);
+			goto out;
+		}
+	}
+	st.conffiles = conffiles;
+	if (unpkg_stanza_format(&p->control, &st, &text, err) < 0 ||
+	    unpkg_db_put(r->db, p->name, p->arch, text, err) < 0)
+		goto out;
+	unpkg_event_status(r->o->events, p->key, status);
+	ret = 0;
+out:
+	free(conffiles);
+	free(text);
+	return ret;
+}
+
+static int write_db(struct run *r, struct unpkg_err *err)
+{
+	return unpkg_db_write(r->db, &r->stats->fsync, err);
+}
+
+/* Put the package's stanza back as it was before the run. */
+static void restore_pkg(struct run *r, struct pkg *p)
+{
+	struct unpkg_err err;
+
+	unpkg_err_init(&err);
+	if (unpkg_db_put(r->db, p->name, p->arch, p->old_stanza, &err) < 0 ||
+	    write_db(r, &err) < 0)
+		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
+				 "cannot restore the database entry of %s: %s",
+				 p->key, err.msg);
+}
+
+/* --- unpack -------------------------------------------------------------- */
+
+/* A (device, inode) pair of a file the new version installed. */
+struct devino {
+	dev_t dev;
+	ino_t ino;
+};
+
+static int cmp_devino(const void *a, const void *b)
+{
+	const struct devino *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return 0;
+}
+
+/* lstat `path` ("/usr/bin/x") beneath the root; 0 on success. */
+static int lstat_in_root(struct run *r, const char *path, struct stat *st)
+{
+	struct unpkg_err ignored;
+	const char *base;
+	int dfd, ret;
+
+	unpkg_err_init(&ignored);
+	dfd = unpkg_root_open_parent(r->root, path + 1, &base, &ignored);
+	if (dfd < 0)
+		return -1;
+	ret = fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW);
+	close(dfd);
+	return ret;
+}
+
+/* The identities of every non-directory the new version installed, sorted:
+ * under merged /usr an old path (/lib/x) can name a new file (/usr/lib/x),
+ * which must not be removed. */
+static int new_identities(struct run *r, const struct pkg *p,
+			  struct devino **out, size_t *n, struct unpkg_err *err)
+{
+	struct devino *v;
+	size_t i;
+
+	*n = 0;
+	v = malloc((p->files.count + 1) * sizeof(*v));
+	if (v == NULL)
+		return unpkg_err_nomem(err);
+	for (i = 0; i < p->files.count; i++) {
+		struct stat st;
+
+		if (p->files.files[i].type == UNPKG_ENTRY_DIR ||
+		    lstat_in_root(r, p->files.files[i].path, &st) < 0)
+			continue;
+		v[*n].dev = st.st_dev;
+		v[(*n)++].ino = st.st_ino;
+	}
+	qsort(v, *n, sizeof(*v), cmp_devino);
+	*out = v;
+	return 0;
+}
+
+/* Remove what the old version had and the new one lacks, deepest first,
+ * as dpkg does after unpacking: not the old conffiles (dpkg keeps them,
+ * as obsolete), not files another package lists, directories only when
+ * empty.  What cannot be removed is left with a warning. */
+static int remove_obsolete(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	struct devino *ids = NULL;
+	size_t nids = 0, i;
+	char hash[33];
+
+	for (i = p->nold_files; i-- > 0;) {
+		const char *path = p->old_files[i];
+		struct devino key;
+		struct unpkg_err e2;
+		const char *base;
+		struct stat st;
+		int dfd;
+
+		if (strcmp(path, "/.") == 0 || path[0] != '/' ||
+		    unpkg_strmap_get(&p->files.index, path) != NULL)
+			continue;
+		recorded_hash(p, path, hash);
+		if (hash[0] != '\0')
+			continue;
+		if (unpkg_strmap_get(&r->run_files, path) != NULL)
+			continue;
+		if (unpkg_db_load_files(r->db, err) < 0)
+			goto fail;
+		if (unpkg_db_file_owner(r->db, path, p->key) != NULL)
+			continue;
+		if (lstat_in_root(r, path, &st) < 0)
+			continue;	/* already gone */
+		if (!S_ISDIR(st.st_mode)) {
+			if (ids == NULL && new_identities(r, p, &ids, &nids,
+							  err) < 0)
+				goto fail;
+			key.dev = st.st_dev;
+			key.ino = st.st_ino;
+			if (bsearch(&key, ids, nids, sizeof(key), cmp_devino))
+				continue;
+		}
+		unpkg_err_init(&e2);
+		dfd = unpkg_root_open_parent(r->root, path + 1, &base, &e2);
+		if (dfd < 0)
+			continue;
+		if (unlinkat(dfd, base, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0 &&
+		    errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
+			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
+					 "unable to delete old %s '%s': %s",
+					 S_ISDIR(st.st_mode) ? "directory"
+							     : "file",
+					 path, strerror(errno));
+		close(dfd);
+	}
+	free(ids);
+	return 0;
+fail:
+	free(ids);
+	return -1;
+}
+
+/* Remove info/KEY.* files of the old version that the new one does not
+ * ship (an old postinst, say). */
+static int remove_obsolete_info(struct run *r, struct pkg *p,
+				struct unpkg_err *err)
+{
+	size_t klen = strlen(p->key);
+	struct dirent *de;
+	DIR *dir;
+	int fd, ret = 0;
+
+	fd = unpkg_root_openat(r->admroot, "info", O_RDONLY | O_DIRECTORY, 0,
+			       err);
+	if (fd < 0)
+		return -1;
+	dir = fdopendir(fd);
+	if (dir == NULL) {
+		close(fd);
+		return unpkg_err_sys(err, "cannot read info/");
+	}
+	while ((de = readdir(dir)) != NULL) {
+		const char *member = de->d_name + klen + 1;
+		int keep = 0;
+
+		if (strncmp(de->d_name, p->key, klen) != 0 ||
+		    de->d_name[klen] != '.' || strchr(member, '.') != NULL)
+			continue;
+		keep = strcmp(member, "list") == 0 ||
+		       strcmp(member, "md5sums") == 0 ||
+		       (strcmp(member, "control") != 0 &&
+			unpkg_deb_member(p->deb, member) != NULL);
+		if (!keep && unlinkat(dirfd(dir), de->d_name, 0) < 0 &&
+		    errno != ENOENT)
+			ret = unpkg_err_sys(err, "cannot remove info/%s",
+					    de->d_name);
+	}
+	closedir(dir);
+	return ret;
+}
+
 static int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
 	struct unpkg_extract_opts xo = {
@@ -642,6 +877,10 @@ static int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	if (unpkg_commit_finish(r->commit, err) < 0)
 		return -1;
 	t = unpkg_now();
+	if (p->old_stanza != NULL &&
+	    (remove_obsolete(r, p, err) < 0 ||
+	     remove_obsolete_info(r, p, err) < 0))
+		return -1;
 	if (put_state(r, p, "ok", "unpacked", err) < 0 || write_db(r, err) < 0)
 		return -1;
 	timed(r, UNPKG_PHASE_RECORD, t);
@@ -657,54 +896,6 @@ static int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 }
 
 /* --- configure ------------------------------------------------------------ */
-
-/* The hash the database recorded for conffile `path` before the run
- * (from the old Conffiles value " /path hash [flags]" lines), copied into
- * `hash`; "" if none. */
-static void recorded_hash(const struct pkg *p, const char *path,
-			  char hash[33])
-{
-	const char *s = p->old_conffiles;
-	size_t plen = strlen(path);
-
-	hash[0] = '\0';
-	while (s != NULL && (s = strstr(s, path)) != NULL) {
-		if ((s == p->old_conffiles || s[-1] == ' ') && s[plen] == ' ') {
-			sscanf(s + plen + 1, "%32s", hash);
-			return;
-		}
-		s += plen;
-	}
-}
-
-/* MD5 of the regular file `name` in `dfd`, "" if it is not one. */
-static int file_md5(int dfd, const char *name, char hex[33],
-		    struct unpkg_err *err)
-{
-	unsigned char buf[65536];
-	MD5_CTX ctx;
-	ssize_t n;
-	int fd;
-
-	hex[0] = '\0';
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ELOOP ? 0 : unpkg_err_sys(err, "cannot open %s", name);
-	MD5Init(&ctx);
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			unpkg_err_sys(err, "cannot read %s", name);
-			close(fd);
-			return -1;
-		}
-		MD5Update(&ctx, buf, (size_t)n);
-	}
-	close(fd);
-	MD5End(&ctx, hex);
-	return 0;
-}
 
 /* Rename each conffile NAME.dpkg-new into place.  A file already there
  * that is neither the version the database recorded nor the new one was

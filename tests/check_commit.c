@@ -275,6 +275,40 @@ START_TEST(test_abort_after_rename)
 }
 END_TEST
 
+/* An empty directory where a file goes is moved aside in the rename
+ * pass: kept as NAME.dpkg-tmp until release, put back by abort. */
+START_TEST(test_dir_backup)
+{
+	struct fixture f;
+	struct unpkg_err err;
+	struct stat st;
+	int d;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(mkdir(at(&f, "d/x"), 0700), 0);
+	d = dir_handle(&f, "d");
+	stage_file(&f, d, "x", "file", UNPKG_STAGE_DIRBACKUP);
+	ck_assert_int_eq(stat(at(&f, "d/x"), &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(unpkg_commit_finish(f.c, &err), 0);
+	check_content(&f, "d/x", "file");
+	ck_assert_int_eq(stat(at(&f, "d/x.dpkg-tmp"), &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	unpkg_commit_abort(f.c);
+	ck_assert_int_eq(stat(at(&f, "d/x"), &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 07777, 0700);
+	ck_assert(!exists(&f, "d/x.dpkg-tmp"));
+
+	stage_file(&f, d, "x", "file", UNPKG_STAGE_DIRBACKUP);
+	finish(&f);
+	check_content(&f, "d/x", "file");
+	ck_assert(!exists(&f, "d/x.dpkg-tmp"));
+	teardown(&f);
+}
+END_TEST
+
 /* A conffile is made durable but keeps its temporary name. */
 START_TEST(test_norename)
 {
@@ -425,6 +459,7 @@ int main(void)
 	tcase_add_test(tc, test_abort_before_rename);
 	tcase_add_test(tc, test_abort_after_rename);
 	tcase_add_test(tc, test_norename);
+	tcase_add_test(tc, test_dir_backup);
 	tcase_add_test(tc, test_fd_budget);
 	tcase_add_test(tc, test_dir_dedup);
 	tcase_add_test(tc, test_fallback_to_syncfs);

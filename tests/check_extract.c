@@ -332,7 +332,8 @@ START_TEST(test_errors_leave_no_debris)
 		{ badlink, 3, "not an earlier file" },
 		{ dirlink, 3, "not an earlier file" },
 		{ noparent, 3, "/b/c/d" },
-		{ overdir, 3, "cannot replace directory /keep" },
+		{ overdir, 3, "cannot replace directory /keep with a "
+			      "non-directory: it is not empty" },
 	};
 	size_t i;
 
@@ -341,14 +342,36 @@ START_TEST(test_errors_leave_no_debris)
 
 		fx_init(&f);
 		ck_assert_int_eq(mkdir(in_root(&f, "keep"), 0755), 0);
+		tu_write_file(in_root(&f, "keep/inner"), "i", 0644);
 		ck_assert_int_eq(extract(&f, cases[i].e, cases[i].n), -1);
 		ck_assert_msg(strstr(f.err.msg, cases[i].msg) != NULL,
 			      "case %zu: '%s' lacks '%s'", i, f.err.msg,
 			      cases[i].msg);
 		unpkg_commit_abort(f.c);
-		only(&f, "./keep ");
+		only(&f, "./keep ./keep/inner ");
 		fx_destroy(&f);
 	}
+}
+END_TEST
+
+/* An empty directory where the package has a file is replaced, as dpkg
+ * does. */
+START_TEST(test_file_over_empty_dir)
+{
+	static const struct tu_entry e[] = {
+		{ .type = 'f', .path = "./slot", .data = "file" },
+	};
+	struct fx f;
+	struct stat st;
+
+	fx_init(&f);
+	ck_assert_int_eq(mkdir(in_root(&f, "slot"), 0755), 0);
+	ck_assert_msg(extract(&f, e, 1) == 0, "%s", f.err.msg);
+	commit(&f);
+	ck_assert_int_eq(lstat(in_root(&f, "slot"), &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	only(&f, "./slot ");
+	fx_destroy(&f);
 }
 END_TEST
 
@@ -465,6 +488,7 @@ int main(void)
 	tcase_add_test(tc, test_errors_leave_no_debris);
 	tcase_add_test(tc, test_conflict_with_run_package);
 	tcase_add_test(tc, test_leftovers);
+	tcase_add_test(tc, test_file_over_empty_dir);
 	tcase_add_test(tc, test_absolute_lands_inside);
 	tcase_add_test(tc, test_symlink_to_slash);
 	suite_add_tcase(s, tc);
