@@ -592,6 +592,46 @@ static int write_all(int fd, const char *buf, size_t len, const char *shown,
 	return 0;
 }
 
+/* Write `len` bytes as `tmp` (mode 0644) in the admindir and make them
+ * durable unless NOSYNC; `shown` names the final file in messages.  On
+ * error the temporary file is removed. */
+static int write_new(struct unpkg_db *db, const char *tmp, const void *data,
+		     size_t len, const char *shown, unsigned long *count,
+		     struct unpkg_err *err)
+{
+	int fd, r;
+
+	fd = openat(db->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		    0644);
+	if (fd < 0)
+		return unpkg_err_sys(err, "cannot create %s-new", shown);
+	if (fchmod(fd, 0644) < 0) {
+		unpkg_err_sys(err, "cannot chmod %s-new", shown);
+		goto fail;
+	}
+	if (write_all(fd, data, len, shown, err) < 0)
+		goto fail;
+	if (!(db->flags & UNPKG_DB_NOSYNC)) {
+		if (fdatasync(fd) < 0) {
+			unpkg_err_sync(err, "cannot sync %s-new", shown);
+			goto fail;
+		}
+		(*count)++;
+	}
+	r = close(fd);
+	fd = -1;
+	if (r < 0) {
+		unpkg_err_sys(err, "cannot close %s-new", shown);
+		goto fail;
+	}
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlinkat(db->dirfd, tmp, 0);
+	return -1;
+}
+
 static char *path_join(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
@@ -889,7 +929,7 @@ static int fsync_at(int dirfd, const char *name, const char *shown,
 	if (fd < 0)
 		return unpkg_err_sys(err, "cannot open %s", shown);
 	if (fsync(fd) < 0) {
-		unpkg_err_sys(err, "cannot fsync %s", shown);
+		unpkg_err_sync(err, "cannot fsync %s", shown);
 		close(fd);
 		return -1;
 	}
@@ -904,10 +944,10 @@ static int fsync_at(int dirfd, const char *name, const char *shown,
 static int check_format(struct unpkg_db *db, struct unpkg_err *err)
 {
 	static const char one[] = "1\n";
+	unsigned long synced = 0;
 	char *shown = NULL;
 	char *buf = NULL;
 	size_t len = 0;
-	int fd = -1;
 	int r, ret = -1;
 
 	shown = path_join(db->admindir, "info/format");
@@ -934,28 +974,9 @@ static int check_format(struct unpkg_db *db, struct unpkg_err *err)
 		ret = 0;
 		goto out;
 	}
-	fd = openat(db->dirfd, "info/format-new",
-		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		unpkg_err_sys(err, "cannot create %s-new", shown);
+	if (write_new(db, "info/format-new", one, sizeof(one) - 1, shown,
+		      &synced, err) < 0)
 		goto out;
-	}
-	if (fchmod(fd, 0644) < 0) {
-		unpkg_err_sys(err, "cannot chmod %s-new", shown);
-		goto out;
-	}
-	if (write_all(fd, one, sizeof(one) - 1, shown, err) < 0)
-		goto out;
-	if (!(db->flags & UNPKG_DB_NOSYNC) && fdatasync(fd) < 0) {
-		unpkg_err_sys(err, "cannot sync %s-new", shown);
-		goto out;
-	}
-	r = close(fd);
-	fd = -1;
-	if (r < 0) {
-		unpkg_err_sys(err, "cannot close %s-new", shown);
-		goto out;
-	}
 	if (renameat(db->dirfd, "info/format-new", db->dirfd,
 		     "info/format") < 0) {
 		unpkg_err_sys(err, "cannot install %s", shown);
@@ -975,10 +996,6 @@ static int check_format(struct unpkg_db *db, struct unpkg_err *err)
 	}
 	ret = 0;
 out:
-	if (fd >= 0) {
-		close(fd);
-		unlinkat(db->dirfd, "info/format-new", 0);
-	}
 	free(buf);
 	free(shown);
 	return ret;
@@ -1238,7 +1255,6 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 	char *buf = NULL;
 	char *shown = NULL;
 	size_t len = 0, i, removed = 0;
-	int fd = -1;
 	int r, ret = -1;
 
 	if (db->flags & UNPKG_DB_READONLY) {
@@ -1254,31 +1270,8 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 	}
 	if (unpkg_db_serialise(db, &buf, &len, err) < 0)
 		goto out;
-	fd = openat(db->dirfd, "status-new",
-		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		unpkg_err_sys(err, "cannot create %s-new", shown);
+	if (write_new(db, "status-new", buf, len, shown, &count, err) < 0)
 		goto out;
-	}
-	if (fchmod(fd, 0644) < 0) {
-		unpkg_err_sys(err, "cannot chmod %s-new", shown);
-		goto out;
-	}
-	if (write_all(fd, buf, len, shown, err) < 0)
-		goto out;
-	if (sync) {
-		if (fdatasync(fd) < 0) {
-			unpkg_err_sys(err, "cannot sync %s-new", shown);
-			goto out;
-		}
-		count++;
-	}
-	r = close(fd);
-	fd = -1;
-	if (r < 0) {
-		unpkg_err_sys(err, "cannot close %s-new", shown);
-		goto out;
-	}
 	/* status itself is never missing: status-old is only a courtesy
 	 * copy, replaced the way dpkg replaces it. */
 	if (unlinkat(db->dirfd, "status-old", 0) < 0 && errno != ENOENT) {
@@ -1297,7 +1290,7 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 	}
 	if (sync) {
 		if (fsync(db->dirfd) < 0) {
-			unpkg_err_sys(err, "cannot fsync %s", db->admindir);
+			unpkg_err_sync(err, "cannot fsync %s", db->admindir);
 			goto out;
 		}
 		count++;
@@ -1337,10 +1330,6 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 	}
 	ret = 0;
 out:
-	if (fd >= 0) {
-		close(fd);
-		unlinkat(db->dirfd, "status-new", 0);
-	}
 	if (fsyncs != NULL)
 		*fsyncs += count;
 	free(buf);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <md5.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,43 @@ static void fail_pkg(struct run *r, struct pkg *p, const char *what,
 static void timed(struct run *r, enum unpkg_phase phase, double since)
 {
 	r->stats->phase_seconds[phase] += unpkg_now() - since;
+}
+
+/* A growing string: s is NULL until something is added. */
+struct text {
+	char *s;
+	size_t len, cap;
+};
+
+/* Append printf-style to `t`. */
+static int text_add(struct text *t, struct unpkg_err *err, const char *fmt,
+		    ...) __attribute__((format(printf, 3, 4)));
+
+static int text_add(struct text *t, struct unpkg_err *err, const char *fmt,
+		    ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return unpkg_err_set(err, UNPKG_ERR_USAGE, "bad format");
+	if (t->len + (size_t)n + 1 > t->cap) {
+		size_t cap = (t->len + (size_t)n + 1) * 2;
+		char *s = realloc(t->s, cap);
+
+		if (s == NULL)
+			return unpkg_err_nomem(err);
+		t->s = s;
+		t->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+	va_end(ap);
+	t->len += (size_t)n;
+	return 0;
 }
 
 /* --- open --------------------------------------------------------------- */
@@ -521,8 +559,8 @@ out:
  * control itself. */
 static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
-	char *buf = NULL;
-	size_t len = 0, cap = 0, i;
+	struct text list = { 0 }, sums = { 0 };
+	size_t i;
 	int dir, pass, ret = -1;
 
 	dir = unpkg_commit_dir(r->commit, r->admroot, "info", err);
@@ -542,57 +580,32 @@ static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < p->files.count; i++) {
 			const struct unpkg_file *f = &p->files.files[i];
-			size_t need = len + strlen(f->path) + 2;
 
-			if ((f->type == UNPKG_ENTRY_SYMLINK) != pass)
-				continue;
-			if (need > cap) {
-				char *grown;
-
-				cap = need * 2;
-				grown = realloc(buf, cap);
-				if (grown == NULL) {
-					unpkg_err_nomem(err);
-					goto out;
-				}
-				buf = grown;
-			}
-			len += (size_t)snprintf(buf + len, cap - len, "%s\n",
-						f->path);
+			if ((f->type == UNPKG_ENTRY_SYMLINK) == pass &&
+			    text_add(&list, err, "%s\n", f->path) < 0)
+				goto out;
 		}
 	}
-	if (stage_info(r, p, dir, "list", buf, len, 0644, err) < 0)
+	if (stage_info(r, p, dir, "list", list.s, list.len, 0644, err) < 0)
 		goto out;
 	if (unpkg_deb_member(p->deb, "md5sums") == NULL) {
-		len = 0;
 		for (i = 0; i < p->files.count; i++) {
 			const struct unpkg_file *f = &p->files.files[i];
-			size_t need = len + strlen(f->path) + 40;
 
-			if (f->md5[0] == '\0')
-				continue;
-			if (need > cap) {
-				char *grown;
-
-				cap = need * 2;
-				grown = realloc(buf, cap);
-				if (grown == NULL) {
-					unpkg_err_nomem(err);
-					goto out;
-				}
-				buf = grown;
-			}
-			len += (size_t)snprintf(buf + len, cap - len,
-						"%s  %s\n", f->md5, f->path + 1);
+			if (f->md5[0] != '\0' &&
+			    text_add(&sums, err, "%s  %s\n", f->md5,
+				     f->path + 1) < 0)
+				goto out;
 		}
 		/* Even empty: dpkg --audit asks for a reinstall otherwise. */
-		if (stage_info(r, p, dir, "md5sums", buf != NULL ? buf : "",
-			       len, 0644, err) < 0)
+		if (stage_info(r, p, dir, "md5sums", sums.s, sums.len, 0644,
+			       err) < 0)
 			goto out;
 	}
 	ret = 0;
 out:
-	free(buf);
+	free(list.s);
+	free(sums.s);
 	return ret;
 }
 
@@ -601,20 +614,11 @@ out:
 /* Conffiles: field for `p`: until configured, the hash recorded for the
  * old version ("newconffile" for a conffile new to the package); once
  * configured, the hash of the version the package ships. */
-static char *conffiles_value(const struct pkg *p, int configured)
+static int conffiles_value(const struct pkg *p, int configured,
+			   struct text *v, struct unpkg_err *err)
 {
-	size_t i, len = 1, used = 0;
-	char *v;
+	size_t i;
 
-	if (p->nconffiles == 0)
-		return NULL;
-	for (i = 0; i < p->nconffiles; i++)
-		len += strlen(p->conffiles[i].path) + 64 +
-		       (p->conffiles[i].flags != NULL
-				? strlen(p->conffiles[i].flags) : 0);
-	v = malloc(len);
-	if (v == NULL)
-		return NULL;
 	for (i = 0; i < p->nconffiles; i++) {
 		const struct conffile *cf = &p->conffiles[i];
 		uintptr_t idx = (uintptr_t)unpkg_strmap_get(&p->files.index,
@@ -627,12 +631,12 @@ static char *conffiles_value(const struct pkg *p, int configured)
 			hash = p->files.files[idx - 1].md5;
 		else if (!configured && old[0] != '\0')
 			hash = old;
-		used += (size_t)snprintf(v + used, len - used, "\n %s %s%s%s",
-					 cf->path, hash,
-					 cf->flags != NULL ? " " : "",
-					 cf->flags != NULL ? cf->flags : "");
+		if (text_add(v, err, "\n %s %s%s%s", cf->path, hash,
+			     cf->flags != NULL ? " " : "",
+			     cf->flags != NULL ? cf->flags : "") < 0)
+			return -1;
 	}
-	return v;
+	return 0;
 }
 
 /* Set the package's stanza in memory (not yet written). */
@@ -645,24 +649,21 @@ static int put_state(struct run *r, struct pkg *p, const char *flag,
 		.status = status,
 		.config_version = p->config_version,
 	};
-	char *conffiles = NULL, *text = NULL;
+	struct text conffiles = { 0 };
+	char *text = NULL;
 	int ret = -1;
 
-	if (p->nconffiles > 0) {
-		conffiles = conffiles_value(p, strcmp(status, "installed") == 0);
-		if (conffiles == NULL) {
-			unpkg_err_nomem(err);
-			goto out;
-		}
-	}
-	st.conffiles = conffiles;
+	if (conffiles_value(p, strcmp(status, "installed") == 0, &conffiles,
+			    err) < 0)
+		goto out;
+	st.conffiles = conffiles.s;
 	if (unpkg_stanza_format(&p->control, &st, &text, err) < 0 ||
 	    unpkg_db_put(r->db, p->name, p->arch, text, err) < 0)
 		goto out;
 	unpkg_event_status(r->o->events, p->key, status);
 	ret = 0;
 out:
-	free(conffiles);
+	free(conffiles.s);
 	free(text);
 	return ret;
 }
