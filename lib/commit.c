@@ -14,8 +14,8 @@
 #include "commit-impl.h"
 
 static const char *const phase_names[UNPKG_PHASE_COUNT] = {
-	[UNPKG_PHASE_OPEN] = "open",
 	[UNPKG_PHASE_PLAN] = "plan",
+	[UNPKG_PHASE_OPEN] = "open",
 	[UNPKG_PHASE_MARK] = "mark",
 	[UNPKG_PHASE_EXTRACT] = "extract",
 	[UNPKG_PHASE_BARRIER] = "barrier",

@@ -46,9 +46,10 @@ enum unpkg_sync_mode {
 int unpkg_sync_mode_parse(const char *name);
 const char *unpkg_sync_mode_name(enum unpkg_sync_mode mode);
 
+/* In the order a run goes through them. */
 enum unpkg_phase {
-	UNPKG_PHASE_OPEN,
 	UNPKG_PHASE_PLAN,
+	UNPKG_PHASE_OPEN,
 	UNPKG_PHASE_MARK,
 	UNPKG_PHASE_EXTRACT,
 	UNPKG_PHASE_BARRIER,

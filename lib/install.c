@@ -66,6 +66,13 @@ struct run {
 	struct unpkg_root *admroot;	/* the admindir, for info/ */
 	struct unpkg_commit *commit;
 	struct unpkg_strmap run_files;	/* path -> key, this run's packages */
+	/* name -> struct candidate chain, for dependency checks */
+	struct unpkg_strmap candidates;
+	int candidates_valid;
+	struct candidate **cands;
+	size_t ncands, capcands;
+	struct unpkg_relations *provides;
+	size_t nprovides;
 	struct pkg *pkgs;
 	size_t npkgs;
 	int failed;
@@ -204,37 +211,115 @@ static int parse_conffiles(struct pkg *p, const struct unpkg_deb_member *m,
 	return 0;
 }
 
-/* Does package `dp` provide what `alt` asks for?  An unversioned
- * Provides only meets an unversioned need, as in dpkg. */
-static int provides(const struct unpkg_db_pkg *dp,
-		    const struct unpkg_relation_alt *alt)
+/* Everything that answers to one package name: the real packages of
+ * that name and every package that Provides it. */
+struct candidate {
+	const struct unpkg_db_pkg *pkg;
+	const char *version;	/* the Version, or the provided version
+				 * (NULL for an unversioned Provides) */
+	int provided;
+	struct candidate *next;
+};
+
+static void candidates_destroy(struct run *r)
 {
-	const char *value = unpkg_para_get(&dp->para, "Provides");
-	struct unpkg_relations prov;
-	struct unpkg_err ignored;
-	size_t i, j;
-	int hit = 0;
+	size_t i;
 
-	if (value == NULL)
-		return 0;
-	unpkg_err_init(&ignored);
-	unpkg_relations_init(&prov);
-	if (unpkg_relations_parse(&prov, "Provides", value, &ignored) < 0)
-		return 0;
-	for (i = 0; i < prov.count && !hit; i++) {
-		for (j = 0; j < prov.rels[i].count && !hit; j++) {
-			const struct unpkg_relation_alt *pa = &prov.rels[i].alts[j];
+	unpkg_strmap_destroy(&r->candidates);
+	for (i = 0; i < r->ncands; i++)
+		free(r->cands[i]);
+	free(r->cands);
+	r->cands = NULL;
+	r->ncands = 0;
+	r->capcands = 0;
+	for (i = 0; i < r->nprovides; i++)
+		unpkg_relations_destroy(&r->provides[i]);
+	free(r->provides);
+	r->provides = NULL;
+	r->nprovides = 0;
+}
 
-			if (strcmp(pa->name, alt->name) != 0)
-				continue;
-			hit = alt->op == UNPKG_REL_ANY ||
-			      (pa->op == UNPKG_REL_EQ &&
-			       unpkg_relop_satisfied(alt->op, pa->version,
-						     alt->version));
-		}
+static int add_candidate(struct run *r, const char *name,
+			 const struct unpkg_db_pkg *pkg, const char *version,
+			 int provided, struct unpkg_err *err)
+{
+	struct candidate *c, **grown;
+	void *head = NULL;
+	int ret;
+
+	if (r->ncands == r->capcands) {
+		size_t cap = r->capcands != 0 ? r->capcands * 2 : 256;
+
+		grown = realloc(r->cands, cap * sizeof(*grown));
+		if (grown == NULL)
+			return unpkg_err_nomem(err);
+		r->cands = grown;
+		r->capcands = cap;
 	}
-	unpkg_relations_destroy(&prov);
-	return hit;
+	c = malloc(sizeof(*c));
+	if (c == NULL)
+		return unpkg_err_nomem(err);
+	r->cands[r->ncands++] = c;
+	c->pkg = pkg;
+	c->version = version;
+	c->provided = provided;
+	ret = unpkg_strmap_put(&r->candidates, name, c, &head, err);
+	if (ret < 0)
+		return -1;
+	/* an existing chain: link in after its head (the key stays) */
+	c->next = NULL;
+	if (ret > 0) {
+		struct candidate *h = head;
+
+		c->next = h->next;
+		h->next = c;
+	}
+	return 0;
+}
+
+/* Index the database once per state of it; a put invalidates it. */
+static int build_candidates(struct run *r, struct unpkg_err *err)
+{
+	size_t n = unpkg_db_count(r->db), i, j, k;
+
+	if (r->candidates_valid)
+		return 0;
+	candidates_destroy(r);
+	r->provides = calloc(n != 0 ? n : 1, sizeof(*r->provides));
+	if (r->provides == NULL)
+		return unpkg_err_nomem(err);
+	for (i = 0; i < n; i++) {
+		const struct unpkg_db_pkg *dp = unpkg_db_at(r->db, i);
+		const char *value = unpkg_para_get(&dp->para, "Provides");
+		struct unpkg_relations *prov = &r->provides[r->nprovides];
+		struct unpkg_err ignored;
+
+		if (add_candidate(r, dp->name, dp,
+				  unpkg_para_get(&dp->para, "Version"), 0,
+				  err) < 0)
+			return -1;
+		if (value == NULL)
+			continue;
+		unpkg_err_init(&ignored);
+		unpkg_relations_init(prov);
+		/* dpkg wrote it; one it cannot read provides nothing */
+		if (unpkg_relations_parse(prov, "Provides", value, &ignored) < 0)
+			continue;
+		r->nprovides++;
+		for (j = 0; j < prov->count; j++)
+			for (k = 0; k < prov->rels[j].count; k++) {
+				const struct unpkg_relation_alt *a =
+					&prov->rels[j].alts[k];
+
+				if (add_candidate(r, a->name, dp,
+						  a->op == UNPKG_REL_EQ
+							  ? a->version : NULL,
+						  1, err) < 0)
+					return -1;
+			}
+	}
+	r->candidates_valid = 1;
+	return 0;
 }
 
 /* Is package `dp` usable for dependencies: installed, or (when `run_ok`)
@@ -256,30 +341,28 @@ static int usable(const struct run *r, const struct unpkg_db_pkg *dp,
 	return 0;
 }
 
-/* Is `alt` met by a usable package, directly or through Provides? */
+/* Is `alt` met by a usable package, directly or through Provides?  An
+ * unversioned Provides only meets an unversioned need, as in dpkg. */
 static int alt_satisfied(const struct run *r,
 			 const struct unpkg_relation_alt *alt, int run_ok)
 {
-	size_t i;
+	const struct candidate *c;
 
-	for (i = 0; i < unpkg_db_count(r->db); i++) {
-		const struct unpkg_db_pkg *dp = unpkg_db_at(r->db, i);
-
-		if (!usable(r, dp, run_ok))
+	for (c = unpkg_strmap_get(&r->candidates, alt->name); c != NULL;
+	     c = c->next) {
+		if (!usable(r, c->pkg, run_ok))
 			continue;
-		if (strcmp(dp->name, alt->name) == 0 &&
-		    unpkg_relop_satisfied(alt->op,
-					  unpkg_para_get(&dp->para, "Version"),
-					  alt->version))
+		if (alt->op == UNPKG_REL_ANY)
 			return 1;
-		if (provides(dp, alt))
+		if (c->version != NULL &&
+		    unpkg_relop_satisfied(alt->op, c->version, alt->version))
 			return 1;
 	}
 	return 0;
 }
 
 /* Check one relationship field; describe what is missing in `why`. */
-static int check_relations(const struct run *r, const struct pkg *p,
+static int check_relations(struct run *r, const struct pkg *p,
 			   const char *field, const char *verb, int run_ok,
 			   char *why, size_t whylen, struct unpkg_err *err)
 {
@@ -290,6 +373,8 @@ static int check_relations(const struct run *r, const struct pkg *p,
 
 	if (value == NULL)
 		return 1;
+	if (build_candidates(r, err) < 0)
+		return -1;
 	unpkg_relations_init(&rels);
 	if (unpkg_relations_parse(&rels, field, value, err) < 0) {
 		unpkg_relations_destroy(&rels);
@@ -660,6 +745,7 @@ static int put_state(struct run *r, struct pkg *p, const char *flag,
 	if (unpkg_stanza_format(&p->control, &st, &text, err) < 0 ||
 	    unpkg_db_put(r->db, p->name, p->arch, text, err) < 0)
 		goto out;
+	r->candidates_valid = 0;
 	unpkg_event_status(r->o->events, p->key, status);
 	ret = 0;
 out:
@@ -679,6 +765,7 @@ static void restore_pkg(struct run *r, struct pkg *p)
 	struct unpkg_err err;
 
 	unpkg_err_init(&err);
+	r->candidates_valid = 0;
 	if (unpkg_db_put(r->db, p->name, p->arch, p->old_stanza, &err) < 0 ||
 	    write_db(r, &err) < 0)
 		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
@@ -1090,6 +1177,7 @@ static void run_destroy(struct run *r)
 		pkg_destroy(&r->pkgs[i]);
 	free(r->pkgs);
 	unpkg_strmap_destroy(&r->run_files);
+	candidates_destroy(r);
 	unpkg_commit_free(r->commit);
 	unpkg_root_free(r->admroot);
 	unpkg_root_free(r->root);
@@ -1110,6 +1198,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	int ret = -1;
 
 	unpkg_strmap_init(&r.run_files);
+	unpkg_strmap_init(&r.candidates);
 	if (o->frontend_lock)
 		dbflags |= UNPKG_DB_LOCK_FRONTEND;
 	if (o->sync == UNPKG_SYNC_NONE)
@@ -1120,6 +1209,8 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	    unpkg_commit_new(o->sync, r.stats, o->events, 0, &r.commit,
 			     err) < 0)
 		goto out;
+	timed(&r, UNPKG_PHASE_PLAN, t);
+	t = unpkg_now();
 	r.pkgs = calloc(n != 0 ? n : 1, sizeof(*r.pkgs));
 	if (r.pkgs == NULL) {
 		unpkg_err_nomem(err);

@@ -1,6 +1,7 @@
 /* install.h - the pipeline of one run: open, plan, mark, extract, barrier,
  * rename, record, configure (DESIGN.md section 2).
  *
+ *   plan      the root and the database are opened, the locks taken
  *   open      every .deb is opened, its control.tar read and checked
  *   mark      all packages of the run become half-installed (reinstreq)
  *             in one durable database write, before any file is touched
