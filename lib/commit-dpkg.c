@@ -1,5 +1,6 @@
 /* commit-dpkg.c - the four-pass recipe: start writeback as each file is
- * written, wait for all of it, fdatasync all of it, then rename.
+ * written, wait for all of it, fdatasync all of it, then rename.  The
+ * dpkg strategy runs it per package; batch runs it once for the run.
  *
  * Waiting for the writeback of the whole batch before the first fdatasync
  * means that when fdatasync runs, the data is already on its way or on the
@@ -70,6 +71,14 @@ static int dpkg_barrier(struct unpkg_commit *c, struct unpkg_err *err)
 
 const struct unpkg_commit_ops unpkg_commit_dpkg_ops = {
 	.name = "dpkg",
+	.staged = dpkg_staged,
+	.barrier = dpkg_barrier,
+	.renamed = commit_fsync_touched_dirs,
+};
+
+const struct unpkg_commit_ops unpkg_commit_batch_ops = {
+	.name = "batch",
+	.per_run = 1,
 	.staged = dpkg_staged,
 	.barrier = dpkg_barrier,
 	.renamed = commit_fsync_touched_dirs,

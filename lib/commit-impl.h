@@ -38,6 +38,8 @@ struct commit_mkdir {
 /* One strategy.  Every operation returns 0 or -1 with `err` set. */
 struct unpkg_commit_ops {
 	const char *name;
+	/* One transaction per run rather than per package. */
+	int per_run;
 	/* A regular file was staged; e->fd is open.  The operation may
 	 * start writeback, and either keep the fd for the barrier or close
 	 * it with commit_close_fd(). */
@@ -51,6 +53,7 @@ struct unpkg_commit_ops {
 };
 
 extern const struct unpkg_commit_ops unpkg_commit_dpkg_ops;
+extern const struct unpkg_commit_ops unpkg_commit_batch_ops;
 extern const struct unpkg_commit_ops unpkg_commit_syncfs_ops;
 extern const struct unpkg_commit_ops unpkg_commit_none_ops;
 

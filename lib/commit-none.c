@@ -20,6 +20,7 @@ static int none_nothing(struct unpkg_commit *c, struct unpkg_err *err)
 
 const struct unpkg_commit_ops unpkg_commit_none_ops = {
 	.name = "none",
+	.per_run = 1,
 	.staged = none_staged,
 	.barrier = none_nothing,
 	.renamed = none_nothing,

@@ -31,6 +31,7 @@ static int syncfs_barrier(struct unpkg_commit *c, struct unpkg_err *err)
 
 const struct unpkg_commit_ops unpkg_commit_syncfs_ops = {
 	.name = "syncfs",
+	.per_run = 1,
 	.staged = syncfs_staged,
 	.barrier = syncfs_barrier,
 	.renamed = commit_syncfs_touched,

@@ -24,8 +24,9 @@ static const char *const phase_names[UNPKG_PHASE_COUNT] = {
 	[UNPKG_PHASE_CONFIGURE] = "configure",
 };
 
-static const struct unpkg_commit_ops *const strategies[] = {
+static const struct unpkg_commit_ops *const strategies[UNPKG_SYNC_COUNT] = {
 	[UNPKG_SYNC_DPKG] = &unpkg_commit_dpkg_ops,
+	[UNPKG_SYNC_BATCH] = &unpkg_commit_batch_ops,
 	[UNPKG_SYNC_SYNCFS] = &unpkg_commit_syncfs_ops,
 	[UNPKG_SYNC_NONE] = &unpkg_commit_none_ops,
 };
@@ -99,6 +100,18 @@ int unpkg_commit_new(enum unpkg_sync_mode mode, struct unpkg_stats *stats,
 const char *unpkg_commit_strategy(const struct unpkg_commit *c)
 {
 	return c->ops->name;
+}
+
+int unpkg_commit_per_run(const struct unpkg_commit *c)
+{
+	return c->ops->per_run;
+}
+
+void unpkg_commit_savepoint(const struct unpkg_commit *c,
+			    struct unpkg_commit_savepoint *sp)
+{
+	sp->entries = c->nents;
+	sp->mkdirs = c->nmkdirs;
 }
 
 void commit_fallback(struct unpkg_commit *c,
@@ -531,19 +544,22 @@ int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err)
 	return 0;
 }
 
-static void forget_entries(struct unpkg_commit *c)
+/* Free the entries and created directories from the given indexes on;
+ * from the start, the whole transaction is over and nothing is touched. */
+static void forget_from(struct unpkg_commit *c, size_t ents, size_t mkdirs)
 {
 	size_t i;
 
-	for (i = 0; i < c->nents; i++) {
+	for (i = ents; i < c->nents; i++) {
 		free(c->ents[i].tmpname);
 		free(c->ents[i].name);
 	}
-	c->nents = 0;
-	for (i = 0; i < c->nmkdirs; i++)
+	c->nents = ents;
+	for (i = mkdirs; i < c->nmkdirs; i++)
 		free(c->mkdirs[i].name);
-	c->nmkdirs = 0;
-	clear_touched(c);
+	c->nmkdirs = mkdirs;
+	if (ents == 0 && mkdirs == 0)
+		clear_touched(c);
 }
 
 int unpkg_commit_release(struct unpkg_commit *c, struct unpkg_err *err)
@@ -570,11 +586,13 @@ int unpkg_commit_release(struct unpkg_commit *c, struct unpkg_err *err)
 			ret = unpkg_err_sys(err, "cannot remove %s", backup);
 		free(backup);
 	}
-	forget_entries(c);
+	forget_from(c, 0, 0);
 	return ret;
 }
 
-void unpkg_commit_abort(struct unpkg_commit *c)
+/* Undo entries from index `ents` and created directories from `mkdirs`
+ * on, newest first, then forget them. */
+static void abort_from(struct unpkg_commit *c, size_t ents, size_t mkdirs)
 {
 	struct unpkg_err ignored;
 	int renamed = 0;
@@ -582,7 +600,7 @@ void unpkg_commit_abort(struct unpkg_commit *c)
 
 	unpkg_err_init(&ignored);
 	/* Newest first, so hard links and directories unwind in order. */
-	for (i = c->nents; i-- > 0;) {
+	for (i = c->nents; i-- > ents;) {
 		struct commit_entry *e = &c->ents[i];
 		int dfd;
 
@@ -615,7 +633,7 @@ void unpkg_commit_abort(struct unpkg_commit *c)
 			unlinkat(dfd, e->name, 0);
 		}
 	}
-	for (i = c->nmkdirs; i-- > 0;) {
+	for (i = c->nmkdirs; i-- > mkdirs;) {
 		int dfd = unpkg_commit_dirfd(c, c->mkdirs[i].dir, &ignored);
 
 		if (dfd >= 0)
@@ -625,7 +643,18 @@ void unpkg_commit_abort(struct unpkg_commit *c)
 	 * database that describes them. */
 	if (renamed)
 		c->ops->renamed(c, &ignored);
-	forget_entries(c);
+	forget_from(c, ents, mkdirs);
+}
+
+void unpkg_commit_abort(struct unpkg_commit *c)
+{
+	abort_from(c, 0, 0);
+}
+
+void unpkg_commit_rollback(struct unpkg_commit *c,
+			   const struct unpkg_commit_savepoint *sp)
+{
+	abort_from(c, sp->entries, sp->mkdirs);
 }
 
 void unpkg_commit_free(struct unpkg_commit *c)

@@ -13,11 +13,14 @@
  * The strategies (DESIGN.md section 2) are const tables of operations:
  *   dpkg    SYNC_FILE_RANGE_WRITE as each file is staged; at the barrier a
  *           SYNC_FILE_RANGE_WAIT_BEFORE pass, then an fdatasync pass; after
- *           the renames an fsync of every touched directory
+ *           the renames an fsync of every touched directory; one
+ *           transaction per package
+ *   batch   the same passes, one transaction for the whole run
  *   syncfs  one syncfs() per filesystem at the barrier and again after the
  *           renames; the dpkg strategy falls back to it, with a notice, when
  *           sync_file_range fails with ENOSYS, EINVAL, ESPIPE or EOPNOTSUPP
  *   none    no syncs at all (--force-unsafe-io); renames stay atomic
+ * Every strategy but dpkg commits once per run (unpkg_commit_per_run).
  * A failed fdatasync/fsync/syncfs is never retried: it fails the commit.
  *
  * A file replaced by a staged entry can be kept as a hard-linked backup
@@ -38,11 +41,13 @@
 
 enum unpkg_sync_mode {
 	UNPKG_SYNC_DPKG,
+	UNPKG_SYNC_BATCH,
 	UNPKG_SYNC_SYNCFS,
 	UNPKG_SYNC_NONE,
+	UNPKG_SYNC_COUNT
 };
 
-/* Parse "dpkg", "syncfs", "none"; -1 if unknown. */
+/* Parse "dpkg", "batch", "syncfs", "none"; -1 if unknown. */
 int unpkg_sync_mode_parse(const char *name);
 const char *unpkg_sync_mode_name(enum unpkg_sync_mode mode);
 
@@ -108,6 +113,25 @@ void unpkg_commit_free(struct unpkg_commit *c);
 /* The name of the strategy in force ("dpkg", "syncfs", "none"); it can
  * change from dpkg to syncfs on fallback. */
 const char *unpkg_commit_strategy(const struct unpkg_commit *c);
+
+/* Whether the strategy commits once per run (batch, syncfs, none) rather
+ * than once per package (dpkg). */
+int unpkg_commit_per_run(const struct unpkg_commit *c);
+
+/* A point in the transaction to roll back to: everything staged or
+ * created after it is undone by unpkg_commit_rollback(), the rest stays. */
+struct unpkg_commit_savepoint {
+	size_t entries;
+	size_t mkdirs;
+};
+
+void unpkg_commit_savepoint(const struct unpkg_commit *c,
+			    struct unpkg_commit_savepoint *sp);
+
+/* Undo what was staged after `sp` (not yet committed): like
+ * unpkg_commit_abort() for that part only. */
+void unpkg_commit_rollback(struct unpkg_commit *c,
+			   const struct unpkg_commit_savepoint *sp);
 
 /* Register the directory `relpath` beneath `root` (opened with the root's
  * resolver, so symlinks stay inside the root) and return its handle

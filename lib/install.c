@@ -27,6 +27,7 @@ enum pkg_state {
 	PKG_FAILED,
 	PKG_OPENED,		/* control read and checked */
 	PKG_MARKED,		/* half-installed in the database */
+	PKG_EXTRACTED,		/* staged in the transaction */
 	PKG_UNPACKED,
 	PKG_INSTALLED,
 };
@@ -50,6 +51,9 @@ struct pkg {
 	char *old_conffiles;	/* its Conffiles value, or NULL */
 	char **old_files;	/* its file list, or NULL */
 	size_t nold_files;
+	char **obsolete_info;	/* info/ files of the old version the new
+				 * one does not ship */
+	size_t nobsolete_info;
 	struct conffile *conffiles;
 	size_t nconffiles;
 	struct unpkg_strmap confmap;	/* path -> struct conffile * */
@@ -76,6 +80,7 @@ struct run {
 	struct pkg *pkgs;
 	size_t npkgs;
 	int failed;
+	int db_dirty;		/* restored stanzas not yet written */
 };
 
 static void pkg_destroy(struct pkg *p)
@@ -92,6 +97,7 @@ static void pkg_destroy(struct pkg *p)
 	free(p->config_version);
 	free(p->old_conffiles);
 	unpkg_db_list_free(p->old_files, p->nold_files);
+	unpkg_db_list_free(p->obsolete_info, p->nobsolete_info);
 	for (i = 0; i < p->nconffiles; i++) {
 		free(p->conffiles[i].path);
 		free(p->conffiles[i].flags);
@@ -756,23 +762,26 @@ out:
 
 static int write_db(struct run *r, struct unpkg_err *err)
 {
-	return unpkg_db_write(r->db, &r->stats->fsync, err);
+	if (unpkg_db_write(r->db, &r->stats->fsync, err) < 0)
+		return -1;
+	r->db_dirty = 0;
+	return 0;
 }
 
-/* Put the package's stanza back as it was before the run. */
+/* Put the package's stanza back as it was before the run, in memory: the
+ * next database write of the run makes it durable. */
 static void restore_pkg(struct run *r, struct pkg *p)
 {
 	struct unpkg_err err;
 
 	unpkg_err_init(&err);
 	r->candidates_valid = 0;
-	if (unpkg_db_put(r->db, p->name, p->arch, p->old_stanza, &err) < 0 ||
-	    write_db(r, &err) < 0)
+	r->db_dirty = 1;
+	if (unpkg_db_put(r->db, p->name, p->arch, p->old_stanza, &err) < 0)
 		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
 				 "cannot restore the database entry of %s: %s",
 				 p->key, err.msg);
 }
-
 /* --- unpack -------------------------------------------------------------- */
 
 /* A (device, inode) pair of a file the new version installed. */
@@ -896,15 +905,15 @@ fail:
 	return -1;
 }
 
-/* Remove info/KEY.* files of the old version that the new one does not
- * ship (an old postinst, say). */
-static int remove_obsolete_info(struct run *r, struct pkg *p,
-				struct unpkg_err *err)
+/* Note the info/KEY.* files of the old version that the new one does
+ * not ship (an old postinst, say); they go once the new one is committed. */
+static int find_obsolete_info(struct run *r, struct pkg *p,
+			      struct unpkg_err *err)
 {
 	size_t klen = strlen(p->key);
 	struct dirent *de;
 	DIR *dir;
-	int fd, ret = 0;
+	int fd;
 
 	fd = unpkg_root_openat(r->admroot, "info", O_RDONLY | O_DIRECTORY, 0,
 			       err);
@@ -917,25 +926,53 @@ static int remove_obsolete_info(struct run *r, struct pkg *p,
 	}
 	while ((de = readdir(dir)) != NULL) {
 		const char *member = de->d_name + klen + 1;
-		int keep = 0;
+		char **grown;
 
 		if (strncmp(de->d_name, p->key, klen) != 0 ||
-		    de->d_name[klen] != '.' || strchr(member, '.') != NULL)
+		    de->d_name[klen] != '.' || strchr(member, '.') != NULL ||
+		    strcmp(member, "list") == 0 ||
+		    strcmp(member, "md5sums") == 0 ||
+		    (strcmp(member, "control") != 0 &&
+		     unpkg_deb_member(p->deb, member) != NULL))
 			continue;
-		keep = strcmp(member, "list") == 0 ||
-		       strcmp(member, "md5sums") == 0 ||
-		       (strcmp(member, "control") != 0 &&
-			unpkg_deb_member(p->deb, member) != NULL);
-		if (!keep && unlinkat(dirfd(dir), de->d_name, 0) < 0 &&
-		    errno != ENOENT)
-			ret = unpkg_err_sys(err, "cannot remove info/%s",
-					    de->d_name);
+		grown = realloc(p->obsolete_info,
+				(p->nobsolete_info + 1) * sizeof(*grown));
+		if (grown == NULL)
+			goto nomem;
+		p->obsolete_info = grown;
+		grown[p->nobsolete_info] = strdup(de->d_name);
+		if (grown[p->nobsolete_info] == NULL)
+			goto nomem;
+		p->nobsolete_info++;
 	}
 	closedir(dir);
-	return ret;
+	return 0;
+nomem:
+	closedir(dir);
+	return unpkg_err_nomem(err);
 }
 
-static int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
+static int remove_obsolete_info(struct run *r, struct pkg *p,
+				struct unpkg_err *err)
+{
+	size_t i;
+	int fd, ret = 0;
+
+	if (p->nobsolete_info == 0)
+		return 0;
+	fd = unpkg_root_openat(r->admroot, "info", O_RDONLY | O_DIRECTORY, 0,
+			       err);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < p->nobsolete_info; i++)
+		if (unlinkat(fd, p->obsolete_info[i], 0) < 0 && errno != ENOENT)
+			ret = unpkg_err_sys(err, "cannot remove info/%s",
+					    p->obsolete_info[i]);
+	close(fd);
+	return ret;
+}
+/* Stage everything of `p` in the run's transaction. */
+static int extract_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
 	struct unpkg_extract_opts xo = {
 		.root = r->root,
@@ -957,22 +994,10 @@ static int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	else
 		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
 				 "Unpacking %s (%s) ...", p->key, p->version);
-	if (unpkg_extract(p->deb, &xo, &p->files, err) < 0)
+	if (unpkg_extract(p->deb, &xo, &p->files, err) < 0 ||
+	    stage_infodb(r, p, err) < 0 ||
+	    (p->old_stanza != NULL && find_obsolete_info(r, p, err) < 0))
 		return -1;
-	if (stage_infodb(r, p, err) < 0)
-		return -1;
-	timed(r, UNPKG_PHASE_EXTRACT, t);
-	if (unpkg_commit_finish(r->commit, err) < 0)
-		return -1;
-	t = unpkg_now();
-	if (p->old_stanza != NULL &&
-	    (remove_obsolete(r, p, err) < 0 ||
-	     remove_obsolete_info(r, p, err) < 0))
-		return -1;
-	if (put_state(r, p, "ok", "unpacked", err) < 0 || write_db(r, err) < 0)
-		return -1;
-	timed(r, UNPKG_PHASE_RECORD, t);
-	p->state = PKG_UNPACKED;
 	unpkg_deb_free(p->deb);
 	p->deb = NULL;
 	for (i = 0; i < p->files.count; i++)
@@ -980,9 +1005,47 @@ static int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 		    unpkg_strmap_put(&r->run_files, p->files.files[i].path,
 				     p->label, NULL, err) < 0)
 			return -1;
+	p->state = PKG_EXTRACTED;
+	timed(r, UNPKG_PHASE_EXTRACT, t);
 	return 0;
 }
 
+/* Commit every extracted package: one barrier, one rename pass, the old
+ * versions' leftovers removed, and one database write recording them all
+ * as unpacked.  Then the backups can go. */
+static int commit_group(struct run *r, struct unpkg_err *err)
+{
+	struct unpkg_err warn;
+	double t;
+	size_t i;
+
+	if (unpkg_commit_finish(r->commit, err) < 0)
+		return -1;
+	t = unpkg_now();
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+
+		if (p->state != PKG_EXTRACTED)
+			continue;
+		if (p->old_stanza != NULL &&
+		    (remove_obsolete(r, p, err) < 0 ||
+		     remove_obsolete_info(r, p, err) < 0))
+			return -1;
+		if (put_state(r, p, "ok", "unpacked", err) < 0)
+			return -1;
+	}
+	if (write_db(r, err) < 0)
+		return -1;
+	for (i = 0; i < r->npkgs; i++)
+		if (r->pkgs[i].state == PKG_EXTRACTED)
+			r->pkgs[i].state = PKG_UNPACKED;
+	timed(r, UNPKG_PHASE_RECORD, t);
+	unpkg_err_init(&warn);
+	if (unpkg_commit_release(r->commit, &warn) < 0)
+		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, NULL, "%s",
+				 warn.msg);
+	return 0;
+}
 /* --- configure ------------------------------------------------------------ */
 
 /* Rename each conffile NAME.dpkg-new into place.  A file already there
@@ -1162,11 +1225,30 @@ static void give_up(struct run *r, size_t from)
 	for (i = from; i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
 
-		if (p->state != PKG_MARKED)
+		if (p->state != PKG_MARKED && p->state != PKG_EXTRACTED)
 			continue;
 		restore_pkg(r, p);
 		fail_pkg(r, p, p->debpath, &err);
 	}
+}
+
+/* The commit of the extracted packages failed: undo it and fail them
+ * all; after a failed sync, give up the rest of the run too. */
+static void group_failed(struct run *r, const struct unpkg_err *cause)
+{
+	size_t i;
+
+	unpkg_commit_abort(r->commit);
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+
+		if (p->state != PKG_EXTRACTED)
+			continue;
+		restore_pkg(r, p);
+		fail_pkg(r, p, p->debpath, cause);
+	}
+	if (cause->code == UNPKG_ERR_SYNC)
+		give_up(r, 0);
 }
 
 static void run_destroy(struct run *r)
@@ -1236,27 +1318,40 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 
 	for (i = 0; i < n; i++) {
 		struct pkg *p = &r.pkgs[i];
+		struct unpkg_commit_savepoint sp;
 		struct unpkg_err perr;
 
 		if (p->state != PKG_MARKED)
 			continue;
 		unpkg_err_init(&perr);
-		if (unpack_pkg(&r, p, &perr) < 0) {
-			unpkg_commit_abort(r.commit);
+		unpkg_commit_savepoint(r.commit, &sp);
+		if (extract_pkg(&r, p, &perr) < 0) {
+			unpkg_commit_rollback(r.commit, &sp);
 			restore_pkg(&r, p);
 			fail_pkg(&r, p, p->debpath, &perr);
-			/* After a failed sync nothing written since the last
-			 * good one can be trusted: the rest of the run is
-			 * given up, its packages put back as they were. */
+			/* After a failed sync (an early barrier) nothing
+			 * written since the last good one can be trusted. */
 			if (perr.code == UNPKG_ERR_SYNC)
-				give_up(&r, i + 1);
+				group_failed(&r, &perr);
 			continue;
 		}
-		/* The new state is durable: the backups can go. */
-		if (unpkg_commit_release(r.commit, &perr) < 0)
-			unpkg_event_emit(o->events, UNPKG_EV_WARNING, p->key,
-					 "%s", perr.msg);
+		if (!unpkg_commit_per_run(r.commit) &&
+		    commit_group(&r, &perr) < 0)
+			group_failed(&r, &perr);
 	}
+	for (i = 0; i < n; i++) {
+		struct unpkg_err perr;
+
+		if (r.pkgs[i].state != PKG_EXTRACTED)
+			continue;
+		unpkg_err_init(&perr);
+		if (commit_group(&r, &perr) < 0)
+			group_failed(&r, &perr);
+		break;
+	}
+	/* Stanzas of failed packages put back since the last write. */
+	if (r.db_dirty && write_db(&r, err) < 0)
+		goto out;
 	if (o->configure && configure_pkgs(&r, err) < 0)
 		goto out;
 	ret = r.failed;

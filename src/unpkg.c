@@ -63,6 +63,7 @@ static const char usage_text[] =
 	"                            dpkg   per package: start writeback per\n"
 	"                                   file, one wait pass, one fdatasync\n"
 	"                                   pass, one rename pass (default)\n"
+	"                            batch  the same passes once for the run\n"
 	"                            syncfs one syncfs() per filesystem\n"
 	"                            none   no syncs (as --force-unsafe-io)\n"
 	"      --force-unsafe-io   do not sync (also read from dpkg's config)\n"
@@ -301,7 +302,8 @@ int main(int argc, char **argv)
 			cli.sync = unpkg_sync_mode_parse(optarg);
 			if (cli.sync < 0)
 				die_usage("unknown sync strategy '%s' (use "
-					  "dpkg, syncfs or none)", optarg);
+					  "dpkg, batch, syncfs or none)",
+					  optarg);
 			snprintf(cli.sync_reason, sizeof(cli.sync_reason),
 				 "--sync=%s", optarg);
 			break;

@@ -16,6 +16,7 @@ struct fx {
 	char root[4096];
 	char admin[4200];
 	struct unpkg_stats st;
+	enum unpkg_sync_mode sync;	/* UNPKG_SYNC_DPKG unless a test says */
 	int errors, warnings;
 	char last_error[2048];
 };
@@ -103,7 +104,7 @@ static int install(struct fx *f, int configure, int force_depends,
 	struct unpkg_install_opts o = {
 		.instdir = f->root,
 		.admindir = f->admin,
-		.sync = UNPKG_SYNC_DPKG,
+		.sync = f->sync,
 		.configure = configure,
 		.frontend_lock = 1,
 		.force_depends = force_depends,
@@ -397,6 +398,56 @@ START_TEST(test_list_order_and_empty_md5sums)
 }
 END_TEST
 
+/* One transaction for the run: a package failing in the middle is rolled
+ * back to its savepoint, the others are committed together. */
+START_TEST(test_batch_with_a_failure)
+{
+	static const struct tu_entry files_c[] = {
+		{ .type = 'd', .path = "./opt/" },
+		{ .type = 'f', .path = "./opt/c", .data = "c" },
+	};
+	/* fails after staging a directory and a file: it ships a file
+	 * of pa, the package before it in the run */
+	static const struct tu_entry clash[] = {
+		{ .type = 'd', .path = "./srv/" },
+		{ .type = 'f', .path = "./srv/early", .data = "e" },
+		{ .type = 'd', .path = "./usr/" },
+		{ .type = 'd', .path = "./usr/share/" },
+		{ .type = 'f', .path = "./usr/share/a", .data = "mine" },
+	};
+	struct fx f;
+	const char *debs[3];
+	char *s;
+
+	fx_init(&f);
+	f.sync = UNPKG_SYNC_BATCH;
+	debs[0] = make_pkg(&f, "pa", NULL, files_a, 6, conffiles_a, 1);
+	debs[1] = make_pkg(&f, "broken", NULL, clash, 5, NULL, 0);
+	debs[2] = make_pkg(&f, "pc", NULL, files_c, 2, NULL, 0);
+	ck_assert_int_eq(install(&f, 1, 0, debs, 3), 1);
+	ck_assert_ptr_nonnull(strstr(f.last_error, "trying to overwrite "
+				     "'/usr/share/a'"));
+	ck_assert_int_eq(f.errors, 1);
+	s = slurp(&f, "usr/share/a");
+	ck_assert_str_eq(s, "aaa\n");
+	free(s);
+	ck_assert(exists(&f, "etc/a.conf"));
+	ck_assert(exists(&f, "opt/c"));
+	/* nothing of the damaged one, not even its directory */
+	ck_assert(!exists(&f, "srv"));
+	ck_assert(!exists(&f, "var/lib/dpkg/info/broken.list"));
+	s = slurp(&f, "var/lib/dpkg/status");
+	ck_assert_ptr_null(strstr(s, "Package: broken"));
+	ck_assert_ptr_nonnull(strstr(s, "Package: pa\nStatus: install ok "
+				     "installed"));
+	ck_assert_ptr_nonnull(strstr(s, "Package: pc\nStatus: install ok "
+				     "installed"));
+	free(s);
+	ck_assert_str_eq(f.st.strategy, "batch");
+	fx_destroy(&f);
+}
+END_TEST
+
 /* Running the same install again changes nothing but what it must. */
 START_TEST(test_rerun_converges)
 {
@@ -437,6 +488,7 @@ int main(void)
 	tcase_add_test(tc, test_scripts_refused);
 	tcase_add_test(tc, test_rerun_converges);
 	tcase_add_test(tc, test_list_order_and_empty_md5sums);
+	tcase_add_test(tc, test_batch_with_a_failure);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

@@ -25,6 +25,12 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 ln -s ../a/f1 "$pkg/usr/share/syncs/b/link"
 build_deb "$TESTDIR/syncs.deb" "$pkg"
+# A second package, for the runs that install two.
+new_pkg "$TESTDIR/pkg2" syncs2
+mkdir -p "$TESTDIR/pkg2/usr/share/syncs2"
+echo other >"$TESTDIR/pkg2/usr/share/syncs2/f"
+build_deb "$TESTDIR/syncs2.deb" "$TESTDIR/pkg2"
+debs=("$TESTDIR/syncs.deb")
 # 8 files plus the two info files unpkg writes (list, generated md5sums)
 nfiles=10
 # the same, plus the symlink
@@ -73,7 +79,7 @@ trace() {
 	strace -f -y -qq -o "$TESTDIR/trace-$mode" "$@" \
 		-e trace=sync_file_range,fdatasync,fsync,syncfs,rename,renameat,renameat2 \
 		"$UNPKG" --root="$root" --sync="$mode" --stats --unpack \
-		"$TESTDIR/syncs.deb" >"$TESTDIR/out-$mode" 2>"$TESTDIR/err-$mode" ||
+		"${debs[@]}" >"$TESTDIR/out-$mode" 2>"$TESTDIR/err-$mode" ||
 		{ show_file "$TESTDIR/err-$mode"; fail "unpkg --sync=$mode failed"; }
 	letters "$root" "$TESTDIR/trace-$mode"
 }
@@ -108,6 +114,17 @@ grep -q 'SYNC_FILE_RANGE_WRITE' "$TESTDIR/trace-dpkg" &&
 assert_grep '^stats: sync mode: dpkg' "$TESTDIR/out-dpkg" "dpkg --stats"
 assert_grep "^stats: calls sync_file_range=$((2 * nfiles)) fdatasync=$nfiles " \
 	"$TESTDIR/out-dpkg" "dpkg --stats counts"
+
+section "two packages: dpkg commits each, batch commits the run once"
+debs=("$TESTDIR/syncs.deb" "$TESTDIR/syncs2.deb")
+seq=$(trace dpkg)
+expect "dpkg strategy, two packages" "$seq" '^dMf(W+A+D+R+F+dMf){2}$'
+seq=$(trace batch)
+expect "batch strategy, two packages" "$seq" '^dMfW+A+D+R+F+dMf$'
+[ "$(count "$seq" D)" -eq $((nfiles + 3)) ] ||
+	check_fail "batch: $(count "$seq" D) fdatasync calls, expected $((nfiles + 3))"
+assert_grep '^stats: sync mode: batch' "$TESTDIR/out-batch" "batch --stats"
+debs=("$TESTDIR/syncs.deb")
 
 section "syncfs: one syncfs before and one after the renames"
 seq=$(trace syncfs)
