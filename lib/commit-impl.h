@@ -54,6 +54,7 @@ struct unpkg_commit_ops {
 
 extern const struct unpkg_commit_ops unpkg_commit_dpkg_ops;
 extern const struct unpkg_commit_ops unpkg_commit_batch_ops;
+extern const struct unpkg_commit_ops unpkg_commit_uring_ops;
 extern const struct unpkg_commit_ops unpkg_commit_syncfs_ops;
 extern const struct unpkg_commit_ops unpkg_commit_none_ops;
 
@@ -75,7 +76,19 @@ struct unpkg_commit {
 
 	struct commit_mkdir *mkdirs;
 	size_t nmkdirs, capmkdirs;
+
+	struct io_uring *ring;	/* the uring strategy's, once set up */
 };
+
+/* The staged operation of the dpkg, batch and uring strategies: start the
+ * writeback of the file at once (SYNC_FILE_RANGE_WRITE) and keep its
+ * descriptor for the barrier; falls back to syncfs where sync_file_range
+ * cannot serve. */
+int commit_start_writeback(struct unpkg_commit *c, struct commit_entry *e,
+			   struct unpkg_err *err);
+
+/* Free the uring strategy's ring, if any. */
+void commit_uring_free(struct unpkg_commit *c);
 
 /* Close a staged file's descriptor (no-op if closed).  A close error is a
  * write error: reported, never ignored. */

@@ -27,6 +27,7 @@ static const char *const phase_names[UNPKG_PHASE_COUNT] = {
 static const struct unpkg_commit_ops *const strategies[UNPKG_SYNC_COUNT] = {
 	[UNPKG_SYNC_DPKG] = &unpkg_commit_dpkg_ops,
 	[UNPKG_SYNC_BATCH] = &unpkg_commit_batch_ops,
+	[UNPKG_SYNC_URING] = &unpkg_commit_uring_ops,
 	[UNPKG_SYNC_SYNCFS] = &unpkg_commit_syncfs_ops,
 	[UNPKG_SYNC_NONE] = &unpkg_commit_none_ops,
 };
@@ -148,6 +149,29 @@ int commit_close_fd(struct unpkg_commit *c, struct commit_entry *e,
 	if (close(fd) < 0 && errno != EINTR)
 		return unpkg_err_sys(err, "cannot close %s", e->tmpname);
 	return 0;
+}
+
+/* sync_file_range cannot serve on this file (no such call, or a
+ * filesystem or file type without page-cache writeback control). */
+static int unsupported(int e)
+{
+	return e == ENOSYS || e == EINVAL || e == ESPIPE || e == EOPNOTSUPP;
+}
+
+int commit_start_writeback(struct unpkg_commit *c, struct commit_entry *e,
+			   struct unpkg_err *err)
+{
+	c->stats->sync_file_range++;
+	if (sync_file_range(e->fd, 0, 0, SYNC_FILE_RANGE_WRITE) == 0)
+		return 0;
+	if (!unsupported(errno))
+		return unpkg_err_sys(err, "cannot start writeback of %s",
+				     e->tmpname);
+	commit_fallback(c, &unpkg_commit_syncfs_ops,
+			errno == ENOSYS ? "sync_file_range is not available"
+					: "sync_file_range is not supported "
+					  "on this filesystem");
+	return c->ops->staged(c, e, err);
 }
 
 /* --- directories ---------------------------------------------------------*/
@@ -664,6 +688,7 @@ void unpkg_commit_free(struct unpkg_commit *c)
 	if (c == NULL)
 		return;
 	unpkg_commit_abort(c);
+	commit_uring_free(c);
 	close_dir_fds(c);
 	for (i = 0; i < c->ndirs; i++)
 		free(c->dirs[i].relpath);

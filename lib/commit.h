@@ -16,6 +16,12 @@
  *           the renames an fsync of every touched directory; one
  *           transaction per package
  *   batch   the same passes, one transaction for the whole run
+ *   uring   writeback started as in dpkg; at the barrier the fdatasyncs of
+ *           the whole run are submitted together through io_uring (a
+ *           bounded number in flight) so the filesystem can fold them into
+ *           few journal commits; the directory fsyncs after the renames
+ *           likewise; falls back to batch, with a notice, where io_uring
+ *           cannot be set up (old kernel, kernel.io_uring_disabled)
  *   syncfs  one syncfs() per filesystem at the barrier and again after the
  *           renames; the dpkg strategy falls back to it, with a notice, when
  *           sync_file_range fails with ENOSYS, EINVAL, ESPIPE or EOPNOTSUPP
@@ -42,12 +48,13 @@
 enum unpkg_sync_mode {
 	UNPKG_SYNC_DPKG,
 	UNPKG_SYNC_BATCH,
+	UNPKG_SYNC_URING,
 	UNPKG_SYNC_SYNCFS,
 	UNPKG_SYNC_NONE,
 	UNPKG_SYNC_COUNT
 };
 
-/* Parse "dpkg", "batch", "syncfs", "none"; -1 if unknown. */
+/* Parse "dpkg", "batch", "uring", "syncfs", "none"; -1 if unknown. */
 int unpkg_sync_mode_parse(const char *name);
 const char *unpkg_sync_mode_name(enum unpkg_sync_mode mode);
 

@@ -64,6 +64,8 @@ static const char usage_text[] =
 	"                                   file, one wait pass, one fdatasync\n"
 	"                                   pass, one rename pass (default)\n"
 	"                            batch  the same passes once for the run\n"
+	"                            uring  as batch, the syncs submitted\n"
+	"                                   together through io_uring\n"
 	"                            syncfs one syncfs() per filesystem\n"
 	"                            none   no syncs (as --force-unsafe-io)\n"
 	"      --force-unsafe-io   do not sync (also read from dpkg's config)\n"
@@ -302,7 +304,7 @@ int main(int argc, char **argv)
 			cli.sync = unpkg_sync_mode_parse(optarg);
 			if (cli.sync < 0)
 				die_usage("unknown sync strategy '%s' (use "
-					  "dpkg, batch, syncfs or none)",
+					  "dpkg, batch, uring, syncfs or none)",
 					  optarg);
 			snprintf(cli.sync_reason, sizeof(cli.sync_reason),
 				 "--sync=%s", optarg);

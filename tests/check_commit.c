@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commit.h"
@@ -130,6 +132,8 @@ START_TEST(test_mode_names)
 	ck_assert_int_eq(unpkg_sync_mode_parse("dpkg"), UNPKG_SYNC_DPKG);
 	ck_assert_int_eq(unpkg_sync_mode_parse("syncfs"), UNPKG_SYNC_SYNCFS);
 	ck_assert_int_eq(unpkg_sync_mode_parse("none"), UNPKG_SYNC_NONE);
+	ck_assert_int_eq(unpkg_sync_mode_parse("batch"), UNPKG_SYNC_BATCH);
+	ck_assert_int_eq(unpkg_sync_mode_parse("uring"), UNPKG_SYNC_URING);
 	ck_assert_int_eq(unpkg_sync_mode_parse("fsync"), -1);
 	ck_assert_str_eq(unpkg_sync_mode_name(UNPKG_SYNC_SYNCFS), "syncfs");
 }
@@ -200,6 +204,67 @@ START_TEST(test_none_counts)
 	ck_assert_uint_eq(f.st.rename, 1);
 	check_content(&f, "d/a", "alpha");
 	teardown(&f);
+}
+END_TEST
+
+/* uring: writeback started per file, then the fdatasyncs of the batch
+ * and the directory fsyncs through io_uring; the counts are the same as
+ * dpkg's, without the wait pass. */
+START_TEST(test_uring_counts)
+{
+	struct fixture f;
+	int d, e;
+
+	setup(&f, UNPKG_SYNC_URING, 0);
+	ck_assert_int_eq(mkdir(at(&f, "d/e"), 0755), 0);
+	d = dir_handle(&f, "d");
+	e = dir_handle(&f, "d/e");
+	stage_file(&f, d, "a", "alpha", 0);
+	stage_file(&f, e, "b", "beta", 0);
+	stage_file(&f, e, "c", "gamma", 0);
+	finish(&f);
+	ck_assert_str_eq(unpkg_commit_strategy(f.c), "uring");
+	ck_assert_uint_eq(f.st.sync_file_range, 3);
+	ck_assert_uint_eq(f.st.fdatasync, 3);
+	ck_assert_uint_eq(f.st.fsync, 2);
+	ck_assert_uint_eq(f.st.rename, 3);
+	check_content(&f, "d/a", "alpha");
+	check_content(&f, "d/e/c", "gamma");
+	ck_assert(unpkg_commit_per_run(f.c));
+	teardown(&f);
+}
+END_TEST
+
+/* Where io_uring cannot be set up, uring becomes batch with a notice and
+ * still commits.  Run in a child whose seccomp filter refuses it. */
+START_TEST(test_uring_fallback)
+{
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct fixture f;
+
+		if (tu_deny_syscall(__NR_io_uring_setup, ENOSYS) < 0)
+			_exit(2);
+		setup(&f, UNPKG_SYNC_URING, 0);
+		stage_file(&f, dir_handle(&f, "d"), "a", "alpha", 0);
+		finish(&f);
+		if (strcmp(unpkg_commit_strategy(f.c), "batch") != 0)
+			_exit(3);
+		if (strstr(f.notice, "io_uring is not available") == NULL)
+			_exit(4);
+		if (f.st.fdatasync != 1 || f.st.sync_file_range != 2)
+			_exit(5);
+		check_content(&f, "d/a", "alpha");
+		teardown(&f);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
 }
 END_TEST
 
@@ -455,6 +520,8 @@ int main(void)
 	tcase_add_test(tc, test_dpkg_counts);
 	tcase_add_test(tc, test_syncfs_counts);
 	tcase_add_test(tc, test_none_counts);
+	tcase_add_test(tc, test_uring_counts);
+	tcase_add_test(tc, test_uring_fallback);
 	tcase_add_test(tc, test_backup_release);
 	tcase_add_test(tc, test_abort_before_rename);
 	tcase_add_test(tc, test_abort_after_rename);

@@ -13,6 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+
 #include "testutil.h"
 
 /* Pattern used for generated file content: byte i is (i % 251).  A prime
@@ -452,4 +457,25 @@ int tu_run_suite(Suite *s)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? 1 : 0;
+}
+
+int tu_deny_syscall(long nr, int errnum)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
+			 ((unsigned int)errnum & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof(insns) / sizeof(insns[0]),
+		.filter = insns,
+	};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return -1;
+	return 0;
 }

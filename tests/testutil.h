@@ -78,6 +78,11 @@ char *tu_read_file(const char *path, size_t *len);
 /* Write a file (ck_abort on failure), creating it with `mode`. */
 void tu_write_file(const char *path, const char *data, mode_t mode);
 
+/* Install a seccomp filter in the calling process under which system call
+ * `nr` fails with `errnum` (for testing fallbacks; call it in a forked
+ * child).  Returns 0, or -1 with errno set. */
+int tu_deny_syscall(long nr, int errnum);
+
 /* Run a Check suite and return the process exit status (0 if all passed). */
 #include <check.h>
 int tu_run_suite(Suite *s);

@@ -6,6 +6,7 @@
 BUILD_DEPS=(
 	build-essential autoconf automake libtool pkg-config
 	libarchive-dev zlib1g-dev liblzma-dev libzstd-dev libbz2-dev libmd-dev
+	liburing-dev
 	check
 )
 # To run the test suite (dpkg is the oracle the results are compared with).

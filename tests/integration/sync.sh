@@ -10,6 +10,7 @@
 #   R  rename of a staged entry                 (pass 4)
 #   F  fsync of a touched directory             (renames made durable)
 #   S  syncfs
+#   U  io_uring_enter (the uring strategy's batched syncs)
 #   d/M/f  the database write: fdatasync(status-new), rename to status,
 #          fsync of the admin directory
 # Calls that failed (= -1) changed nothing and are left out.
@@ -66,6 +67,7 @@ letters() {
 		next
 	}
 	/^[0-9]+ +syncfs/ { printf "S"; next }
+	/^[0-9]+ +io_uring_enter/ { printf "U"; next }
 	' "$2"
 	echo
 }
@@ -77,7 +79,7 @@ trace() {
 	shift
 	used_root "$root"
 	strace -f -y -qq -o "$TESTDIR/trace-$mode" "$@" \
-		-e trace=sync_file_range,fdatasync,fsync,syncfs,rename,renameat,renameat2 \
+		-e trace=sync_file_range,fdatasync,fsync,syncfs,rename,renameat,renameat2,io_uring_enter \
 		"$UNPKG" --root="$root" --sync="$mode" --stats --unpack \
 		"${debs[@]}" >"$TESTDIR/out-$mode" 2>"$TESTDIR/err-$mode" ||
 		{ show_file "$TESTDIR/err-$mode"; fail "unpkg --sync=$mode failed"; }
@@ -124,6 +126,15 @@ expect "batch strategy, two packages" "$seq" '^dMfW+A+D+R+F+dMf$'
 [ "$(count "$seq" D)" -eq $((nfiles + 3)) ] ||
 	check_fail "batch: $(count "$seq" D) fdatasync calls, expected $((nfiles + 3))"
 assert_grep '^stats: sync mode: batch' "$TESTDIR/out-batch" "batch --stats"
+debs=("$TESTDIR/syncs.deb")
+
+section "uring: the run's syncs submitted together through io_uring"
+debs=("$TESTDIR/syncs.deb" "$TESTDIR/syncs2.deb")
+seq=$(trace uring)
+expect "uring strategy" "$seq" '^dMfW+U+R+U+dMf$'
+assert_grep '^stats: sync mode: uring' "$TESTDIR/out-uring" "uring --stats"
+assert_grep "^stats: calls sync_file_range=$((nfiles + 3)) fdatasync=$((nfiles + 3)) " \
+	"$TESTDIR/out-uring" "uring --stats counts"
 debs=("$TESTDIR/syncs.deb")
 
 section "syncfs: one syncfs before and one after the renames"
