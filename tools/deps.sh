@@ -6,13 +6,13 @@
 BUILD_DEPS=(
 	build-essential autoconf automake libtool pkg-config
 	libarchive-dev zlib1g-dev liblzma-dev libzstd-dev libbz2-dev libmd-dev
-	liburing-dev
+	liburing-dev libfuse3-dev
 	check
 )
 # To run the test suite (dpkg is the oracle the results are compared with).
 TEST_DEPS=(
 	dpkg dpkg-dev binutils xz-utils zstd bzip2 strace e2fsprogs apt perl
-	util-linux mount busybox-static
+	util-linux mount fuse3 busybox-static
 )
 # To run the demo.
 DEMO_DEPS=(dpkg apt)
