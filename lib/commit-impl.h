@@ -78,6 +78,10 @@ struct unpkg_commit {
 	size_t nmkdirs, capmkdirs;
 
 	struct io_uring *ring;	/* the uring strategy's, once set up */
+	/* A sync failed: nothing synced since can be trusted, and the same
+	 * files or directories must not be synced again (the kernel may have
+	 * marked their pages clean, so a second try could lie). */
+	int sync_failed;
 };
 
 /* The staged operation of the dpkg, batch and uring strategies: start the

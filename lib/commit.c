@@ -251,11 +251,23 @@ static int grow(void **arr, size_t *cap, size_t need, size_t size,
 
 /* Make room for one more descriptor: flush staged files early, then close
  * directory descriptors (they are reopened on demand). */
+/* Run a strategy operation, noting a failed sync. */
+static int run_op(struct unpkg_commit *c,
+		  int (*op)(struct unpkg_commit *, struct unpkg_err *),
+		  struct unpkg_err *err)
+{
+	if (op(c, err) == 0)
+		return 0;
+	if (err != NULL && err->code == UNPKG_ERR_SYNC)
+		c->sync_failed = 1;
+	return -1;
+}
+
 static int reserve_fd(struct unpkg_commit *c, struct unpkg_err *err)
 {
 	if (c->open_fds < c->max_fds)
 		return 0;
-	if (c->ops->barrier(c, err) < 0)
+	if (run_op(c, c->ops->barrier, err) < 0)
 		return -1;
 	if (c->open_fds >= c->max_fds)
 		close_dir_fds(c);
@@ -558,11 +570,11 @@ int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err)
 {
 	double t0 = unpkg_now(), t1;
 
-	if (c->ops->barrier(c, err) < 0)
+	if (run_op(c, c->ops->barrier, err) < 0)
 		return -1;
 	t1 = unpkg_now();
 	c->stats->phase_seconds[UNPKG_PHASE_BARRIER] += t1 - t0;
-	if (rename_pass(c, err) < 0 || c->ops->renamed(c, err) < 0)
+	if (rename_pass(c, err) < 0 || run_op(c, c->ops->renamed, err) < 0)
 		return -1;
 	c->stats->phase_seconds[UNPKG_PHASE_RENAME] += unpkg_now() - t1;
 	return 0;
@@ -664,8 +676,9 @@ static void abort_from(struct unpkg_commit *c, size_t ents, size_t mkdirs)
 			unlinkat(dfd, c->mkdirs[i].name, AT_REMOVEDIR);
 	}
 	/* Restored files must be durable before the caller restores the
-	 * database that describes them. */
-	if (renamed)
+	 * database that describes them; but after a failed sync, syncing
+	 * again proves nothing. */
+	if (renamed && !c->sync_failed)
 		c->ops->renamed(c, &ignored);
 	forget_from(c, ents, mkdirs);
 }

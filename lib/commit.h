@@ -180,9 +180,10 @@ int unpkg_commit_release(struct unpkg_commit *c, struct unpkg_err *err);
 
 /* Undo the transaction: unstaged temporary names are unlinked, renamed
  * entries are put back from their backups (or unlinked if they had none),
- * created directories are removed (newest first).  Best effort, never
- * fails; the tree is as before the transaction unless the filesystem
- * refuses. */
+ * created directories are removed (newest first), and the restored
+ * renames are synced by the strategy, unless a sync of this transaction
+ * has failed (it is never retried).  Best effort, never fails; the tree is
+ * as before the transaction unless the filesystem refuses. */
 void unpkg_commit_abort(struct unpkg_commit *c);
 
 #endif

@@ -40,7 +40,7 @@ static int vset(struct unpkg_err *err, enum unpkg_errcode code, int errnum,
 	err->code = code;
 	err->errnum = errnum;
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	if (code == UNPKG_ERR_SYS || code == UNPKG_ERR_SYNC)
+	if ((code == UNPKG_ERR_SYS || code == UNPKG_ERR_SYNC) && errnum != 0)
 		append(err->msg, sizeof(err->msg), ": ", strerror(errnum));
 	return -1;
 }

@@ -69,7 +69,7 @@ struct run {
 	struct unpkg_root *root;
 	struct unpkg_root *admroot;	/* the admindir, for info/ */
 	struct unpkg_commit *commit;
-	struct unpkg_strmap run_files;	/* path -> key, this run's packages */
+	struct unpkg_strmap run_files;	/* path -> "name version" of this run */
 	/* name -> struct candidate chain, for dependency checks */
 	struct unpkg_strmap candidates;
 	int candidates_valid;
@@ -81,6 +81,7 @@ struct run {
 	size_t npkgs;
 	int failed;
 	int db_dirty;		/* restored stanzas not yet written */
+	int sync_failed;	/* a sync failed: configure nothing more */
 };
 
 static void pkg_destroy(struct pkg *p)
@@ -762,8 +763,11 @@ out:
 
 static int write_db(struct run *r, struct unpkg_err *err)
 {
-	if (unpkg_db_write(r->db, &r->stats->fsync, err) < 0)
+	if (unpkg_db_write(r->db, &r->stats->fsync, err) < 0) {
+		if (err->code == UNPKG_ERR_SYNC)
+			r->sync_failed = 1;
 		return -1;
+	}
 	r->db_dirty = 0;
 	return 0;
 }
@@ -1247,8 +1251,10 @@ static void group_failed(struct run *r, const struct unpkg_err *cause)
 		restore_pkg(r, p);
 		fail_pkg(r, p, p->debpath, cause);
 	}
-	if (cause->code == UNPKG_ERR_SYNC)
+	if (cause->code == UNPKG_ERR_SYNC) {
+		r->sync_failed = 1;
 		give_up(r, 0);
+	}
 }
 
 static void run_destroy(struct run *r)
@@ -1352,7 +1358,8 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	/* Stanzas of failed packages put back since the last write. */
 	if (r.db_dirty && write_db(&r, err) < 0)
 		goto out;
-	if (o->configure && configure_pkgs(&r, err) < 0)
+	/* After a failed sync nothing more is committed in this run. */
+	if (o->configure && !r.sync_failed && configure_pkgs(&r, err) < 0)
 		goto out;
 	ret = r.failed;
 out:

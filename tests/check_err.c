@@ -145,12 +145,27 @@ START_TEST(test_null_err)
 }
 END_TEST
 
+/* A sync error without an errno (a consequence, not a failed call) has
+ * no ": Success" appended. */
+START_TEST(test_sync_without_errno)
+{
+	struct unpkg_err err;
+
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_err_set(&err, UNPKG_ERR_SYNC, "not processed"),
+			 -1);
+	ck_assert_str_eq(err.msg, "not processed");
+	ck_assert_int_eq(err.errnum, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("err");
 	TCase *tc = tcase_create("err");
 
 	tcase_add_test(tc, test_init_clears);
+	tcase_add_test(tc, test_sync_without_errno);
 	tcase_add_test(tc, test_set_formats);
 	tcase_add_test(tc, test_first_error_wins);
 	tcase_add_test(tc, test_sys_message);

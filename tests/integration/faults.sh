@@ -668,7 +668,7 @@ SUMMARY=$W/summary
 # tags is counted and printed as a known bug but does not fail the test
 # (unless UNPKG_FAULTS_STRICT=1); a bug that no longer shows up is
 # reported, so that it can be taken off the list.
-KNOWN_BUGS=" dir-mode obsolete-left obsolete-not-restored conffile-rollback went-on sync-retried "
+KNOWN_BUGS=" dir-mode obsolete-left obsolete-not-restored conffile-rollback sync-retried "
 STRICT=${UNPKG_FAULTS_STRICT:-0}
 declare -A KNOWN_SEEN=()
 
