@@ -12,7 +12,7 @@ BUILD_DEPS=(
 # To run the test suite (dpkg is the oracle the results are compared with).
 TEST_DEPS=(
 	dpkg dpkg-dev binutils xz-utils zstd bzip2 strace e2fsprogs apt perl
-	util-linux mount fuse3 busybox-static
+	util-linux mount fuse3 time busybox-static
 )
 # To run the demo.
 DEMO_DEPS=(dpkg apt)

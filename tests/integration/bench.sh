@@ -1,0 +1,80 @@
+#!/bin/bash
+# bench.sh - a quick run of unpkg-bench on two tiny generated packages.
+#
+# Checks that every contender runs and makes the same tree, that the sync
+# call counts are the ones each contender stands for, that the CSV and
+# JSON reports are written, and that a contender whose tree differs is
+# flagged (with a wrapper of unpkg that drops a file).
+TEST_NAME=bench
+. "${TESTLIB:?}"
+need_cmd strace findmnt
+if ! /usr/bin/time -f %e true >/dev/null 2>&1; then
+	skip "GNU time is needed as /usr/bin/time"
+fi
+
+# LeakSanitizer cannot work under ptrace, and the counting run traces
+# unpkg with strace: in a sanitizer build, check everything but leaks.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+BENCH=$(cd "$(dirname "$TESTLIB")/../.." && pwd)/bench/unpkg-bench
+[ -x "$BENCH" ] || hard_error "$BENCH not found"
+
+for n in 1 2; do
+	new_pkg "$TESTDIR/p$n" "benchpkg$n"
+	mkdir -p "$TESTDIR/p$n/usr/share/benchpkg$n"
+	for i in 1 2 3 4 5; do
+		echo "file $i of package $n" >"$TESTDIR/p$n/usr/share/benchpkg$n/f$i"
+	done
+	ln -s f1 "$TESTDIR/p$n/usr/share/benchpkg$n/link"
+	build_deb "$TESTDIR/p$n.deb" "$TESTDIR/p$n"
+done
+
+# csv_field CSV CONTENDER COLUMN: a field of the summary CSV.
+csv_field() {
+	awk -F, -v id="$2" -v col="$3" '
+	NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+	$1 == id { print $c }' "$1"
+}
+
+section "all contenders, one run"
+run_logged "$TESTDIR/b1" "$BENCH" --unpkg "$UNPKG" --runs 1 --dir "$TESTDIR" \
+	--out "$TESTDIR/r1" "$TESTDIR/p1.deb" "$TESTDIR/p2.deb"
+show_file "$TESTDIR/b1.out" "unpkg-bench output"
+assert_status 0 "$RUN_RC" "unpkg-bench"
+if [ "$RUN_RC" -ne 0 ]; then
+	show_file "$TESTDIR/b1.err" "unpkg-bench stderr"
+fi
+for f in r1.csv r1-runs.csv r1.json; do
+	[ -s "$TESTDIR/$f" ] || check_fail "$f was not written"
+done
+csv=$TESTDIR/r1.csv
+for c in dpkg-safe dpkg-unsafe unpkg-dpkg unpkg-syncfs unpkg-none floor; do
+	[ "$(csv_field "$csv" "$c" tree)" = same ] ||
+		check_fail "$c: tree '$(csv_field "$csv" "$c" tree)', expected same"
+	[ "$(csv_field "$csv" "$c" failed)" = 0 ] || check_fail "$c: failed runs"
+done
+[ "$(csv_field "$csv" dpkg-safe fsync)" -gt 0 ] || check_fail "dpkg-safe made no fsync"
+[ "$(csv_field "$csv" unpkg-dpkg fdatasync)" -gt 0 ] || check_fail "unpkg-dpkg made no fdatasync"
+[ "$(csv_field "$csv" unpkg-syncfs syncfs)" -gt 0 ] || check_fail "unpkg-syncfs made no syncfs"
+[ "$(csv_field "$csv" unpkg-none sync_calls)" = 0 ] || check_fail "unpkg-none made sync calls"
+[ "$(csv_field "$csv" floor syncfs)" = 1 ] || check_fail "floor: syncfs count is not 1"
+[ "$(wc -l <"$TESTDIR/r1-runs.csv")" -ge 7 ] || check_fail "r1-runs.csv: too few runs"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -m json.tool "$TESTDIR/r1.json" >/dev/null || check_fail "r1.json is not valid JSON"
+fi
+
+section "a contender that drops a file is flagged"
+cat >"$TESTDIR/bad-unpkg" <<EOF
+#!/bin/sh
+"$UNPKG" "\$@" || exit \$?
+for a in "\$@"; do
+	case \$a in --root=*) rm -f "\${a#--root=}/usr/share/benchpkg2/f3" ;; esac
+done
+EOF
+chmod +x "$TESTDIR/bad-unpkg"
+run_logged "$TESTDIR/b2" "$BENCH" --unpkg "$TESTDIR/bad-unpkg" --runs 1 --dir "$TESTDIR" \
+	--contenders dpkg-safe,unpkg-none --out "$TESTDIR/r2" "$TESTDIR/p1.deb" "$TESTDIR/p2.deb"
+assert_status 1 "$RUN_RC" "unpkg-bench with a broken contender"
+[ "$(csv_field "$TESTDIR/r2.csv" unpkg-none tree)" = DIFFERS ] ||
+	check_fail "the broken contender is not flagged: $(csv_field "$TESTDIR/r2.csv" unpkg-none tree)"
+assert_grep 'benchpkg2/f3' "$TESTDIR/b2.err" "the difference is shown"
