@@ -131,29 +131,38 @@ static int sync_items(struct unpkg_commit *c, const struct sync_item *items,
 	return failed ? -1 : 0;
 }
 
-static int uring_barrier(struct unpkg_commit *c, struct unpkg_err *err)
+/* One pass through the ring: the staged files still open (fdatasync,
+ * then closed) or the touched directories (fsync).  Where the ring cannot
+ * be set up, the fallback strategy's operation runs instead. */
+static int uring_pass(struct unpkg_commit *c, int files,
+		      struct unpkg_err *err)
 {
+	size_t max = files ? c->nents : c->ndirs, n = 0, i;
 	struct sync_item *items = NULL;
-	size_t n = 0, i;
 	int r, ret = -1;
 
 	r = ring_ready(c, err);
 	if (r < 0)
 		return -1;
 	if (r == 0)
-		return c->ops->barrier(c, err);
-	items = malloc((c->nents + 1) * sizeof(*items));
+		return files ? c->ops->barrier(c, err) : c->ops->renamed(c, err);
+	items = malloc((max + 1) * sizeof(*items));
 	if (items == NULL)
 		return unpkg_err_nomem(err);
-	for (i = 0; i < c->nents; i++) {
-		if (c->ents[i].fd < 0)
-			continue;
-		items[n].fd = c->ents[i].fd;
-		items[n++].name = c->ents[i].tmpname;
+	for (i = 0; i < max; i++) {
+		if (files && c->ents[i].fd >= 0) {
+			items[n].fd = c->ents[i].fd;
+			items[n++].name = c->ents[i].tmpname;
+		} else if (!files && c->dirs[i].touched) {
+			items[n].fd = unpkg_commit_dirfd(c, (int)i, err);
+			if (items[n].fd < 0)
+				goto out;
+			items[n++].name = c->dirs[i].relpath;
+		}
 	}
-	if (sync_items(c, items, n, 1, err) < 0)
+	if (sync_items(c, items, n, files, err) < 0)
 		goto out;
-	for (i = 0; i < c->nents; i++)
+	for (i = 0; files && i < c->nents; i++)
 		if (commit_close_fd(c, &c->ents[i], err) < 0)
 			goto out;
 	ret = 0;
@@ -162,35 +171,14 @@ out:
 	return ret;
 }
 
+static int uring_barrier(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	return uring_pass(c, 1, err);
+}
+
 static int uring_renamed(struct unpkg_commit *c, struct unpkg_err *err)
 {
-	struct sync_item *items = NULL;
-	size_t n = 0, i;
-	int r, ret = -1;
-
-	r = ring_ready(c, err);
-	if (r < 0)
-		return -1;
-	if (r == 0)
-		return c->ops->renamed(c, err);
-	items = malloc((c->ndirs + 1) * sizeof(*items));
-	if (items == NULL)
-		return unpkg_err_nomem(err);
-	for (i = 0; i < c->ndirs; i++) {
-		int fd;
-
-		if (!c->dirs[i].touched)
-			continue;
-		fd = unpkg_commit_dirfd(c, (int)i, err);
-		if (fd < 0)
-			goto out;
-		items[n].fd = fd;
-		items[n++].name = c->dirs[i].relpath;
-	}
-	ret = sync_items(c, items, n, 0, err);
-out:
-	free(items);
-	return ret;
+	return uring_pass(c, 0, err);
 }
 
 const struct unpkg_commit_ops unpkg_commit_uring_ops = {
