@@ -353,29 +353,6 @@ END_TEST
 
 /* --- against dpkg -------------------------------------------------------- */
 
-static int run_quiet(const char *const argv[])
-{
-	pid_t pid;
-	int status;
-
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 /* Unpack a package whose control file has "field: value" into a fresh
  * root.  Returns dpkg's exit status; on success, *written is what dpkg
  * wrote for the field in its status file ("" if it wrote none). */
@@ -420,7 +397,7 @@ static int dpkg_unpack(const char *field, const char *value, char **written)
 	snprintf(path, sizeof(path), "%s/var/lib/dpkg/status", root);
 	tu_write_file(path, "", 0644);
 
-	rc = run_quiet(argv);
+	rc = tu_run_quiet(argv);
 	ck_assert_int_ge(rc, 0);
 	*written = NULL;
 	if (rc == 0) {

@@ -1023,27 +1023,6 @@ END_TEST
 
 static char dpkg_version[64];
 
-/* Run argv with stdout and stderr to /dev/null; the exit status. */
-static int run_quiet(char *const *argv)
-{
-	int status;
-	pid_t pid = fork();
-
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 /* dpkg's version ("1.21.22"), or "" when dpkg cannot be run. */
 static void find_dpkg(void)
 {
@@ -1255,7 +1234,7 @@ static void same_as_dpkg(int chrootless)
 		dargv[3] = "-i";
 		dargv[4] = deb;
 	}
-	ck_assert_int_eq(run_quiet(dargv), 0);
+	ck_assert_int_eq(tu_run_quiet((const char *const *)dargv), 0);
 
 	ctx_for(&ctx, uroot, uadmin, &ev, &cap);
 	ctx.arch = "all";

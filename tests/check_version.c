@@ -485,35 +485,11 @@ END_TEST
 
 /* --- cross-check against dpkg -------------------------------------------- */
 
-/* Run a program quietly; returns its exit status, or -1. */
-static int run_quiet(const char *const argv[])
-{
-	pid_t pid;
-	int status;
-
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 static int dpkg_compare(const char *a, const char *op, const char *b)
 {
 	const char *argv[] = { DPKG, "--compare-versions", a, op, b, NULL };
 
-	return run_quiet(argv);
+	return tu_run_quiet(argv);
 }
 
 /* dpkg's verdict: -1, 0, 1, or 2 when it rejects one of them. */
@@ -735,7 +711,7 @@ static int dpkg_deb_accepts(const char *version)
 	tu_write_file(path, control, 0644);
 	snprintf(path, sizeof(path), "%s/pkg", dir);
 	snprintf(deb, sizeof(deb), "%s/out.deb", dir);
-	rc = run_quiet(argv);
+	rc = tu_run_quiet(argv);
 	tu_rm_rf(dir);
 	free(dir);
 	ck_assert_int_ge(rc, 0);

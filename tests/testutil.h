@@ -78,6 +78,11 @@ char *tu_read_file(const char *path, size_t *len);
 /* Write a file (ck_abort on failure), creating it with `mode`. */
 void tu_write_file(const char *path, const char *data, mode_t mode);
 
+/* Run argv[0] (looked up in PATH) with stdout and stderr sent to
+ * /dev/null; its exit status, or -1 if it could not be run or did not
+ * exit normally. */
+int tu_run_quiet(const char *const argv[]);
+
 /* Install a seccomp filter in the calling process under which system call
  * `nr` fails with `errnum` (for testing fallbacks; call it in a forked
  * child).  Returns 0, or -1 with errno set. */
