@@ -19,6 +19,10 @@
 
 #define TMP_SUFFIX ".dpkg-new"
 
+/* Paths in messages are cut after this many bytes, so that a path near
+ * PATH_MAX leaves room in the message for the cause. */
+#define MSG_PATH_MAX 200
+
 void unpkg_filelist_init(struct unpkg_filelist *list)
 {
 	list->files = NULL;
@@ -323,10 +327,18 @@ static int make_hardlink(struct extract *x, const struct unpkg_deb_entry *e,
 	char *ttmp = NULL;
 	int tdir = -1, tfd, ret = -1;
 
-	if (t == NULL || t->type == UNPKG_ENTRY_DIR)
+	/* The entry itself is already in the list: a link to itself has no
+	 * earlier file to share. */
+	if (t == NULL || t == &x->list->files[x->list->count - 1] ||
+	    t->type == UNPKG_ENTRY_DIR)
 		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
 				     "/%s: hard link target /%s is not an "
 				     "earlier file of the package",
+				     e->path, e->link);
+	/* dpkg cannot make one either (its symlink is not in place yet). */
+	if (t->type == UNPKG_ENTRY_SYMLINK)
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "/%s: hard link target /%s is a symlink",
 				     e->path, e->link);
 	if (staged_name(x, e->link, &tdir, &ttmp, err) < 0)
 		goto out;
@@ -566,7 +578,9 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 		return -1;
 	dir = parent_of(x, e->path, &base, err);
 	if (dir < 0) {
-		unpkg_err_prefix(err, "cannot unpack /%s", e->path);
+		unpkg_err_prefix(err, "cannot unpack /%.*s%s", MSG_PATH_MAX,
+				 e->path,
+				 strlen(e->path) > MSG_PATH_MAX ? "..." : "");
 		return -1;
 	}
 	dfd = unpkg_commit_dirfd(o->commit, dir, err);

@@ -31,6 +31,10 @@
 #define USE_OPENAT2 1
 #endif
 
+/* Paths in messages are cut after this many bytes, so that a path near
+ * PATH_MAX leaves room in the message for the cause. */
+#define MSG_PATH_MAX 200
+
 /* The kernel's limit, so that both resolvers fail on the same paths. */
 #define MAX_SYMLINKS 40
 
@@ -263,7 +267,8 @@ static int walk(const struct unpkg_root *root, const char *path, int flags,
 out:
 	/* errno is still the failure's; after a recorded ENOMEM, a no-op. */
 	if (ret < 0)
-		unpkg_err_sys(err, "cannot open %s", path);
+		unpkg_err_sys(err, "cannot open %.*s%s", MSG_PATH_MAX, path,
+			      strlen(path) > MSG_PATH_MAX ? "..." : "");
 	if (fd >= 0)
 		close(fd);
 	if (linkfd >= 0)
@@ -359,7 +364,9 @@ int unpkg_root_openat(struct unpkg_root *root, const char *relpath, int flags,
 	fd = sys_openat2(root->fd, relpath[0] == '\0' ? "." : relpath,
 			 flags | O_CLOEXEC, m);
 	if (fd < 0)
-		return unpkg_err_sys(err, "cannot open %s", relpath);
+		return unpkg_err_sys(err, "cannot open %.*s%s", MSG_PATH_MAX,
+				     relpath,
+				     strlen(relpath) > MSG_PATH_MAX ? "..." : "");
 	return fd;
 }
 

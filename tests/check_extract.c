@@ -313,6 +313,18 @@ START_TEST(test_errors_leave_no_debris)
 		  .path = "./a/x", .data = "1" }, { .type = 'h',
 		  .path = "./a/y", .data = "./a" },
 	};
+	/* A hard link to itself: the entry is not an earlier file. */
+	static const struct tu_entry selflink[] = {
+		{ .type = 'd', .path = "./a/" }, { .type = 'f',
+		  .path = "./a/x", .data = "1" }, { .type = 'h',
+		  .path = "./a/y", .data = "./a/y" },
+	};
+	/* A hard link to a symlink: dpkg cannot make one. */
+	static const struct tu_entry symlink_target[] = {
+		{ .type = 'd', .path = "./a/" }, { .type = 'l',
+		  .path = "./a/s", .data = "x" }, { .type = 'h',
+		  .path = "./a/y", .data = "./a/s" },
+	};
 	static const struct tu_entry noparent[] = {
 		{ .type = 'd', .path = "./a/" }, { .type = 'f',
 		  .path = "./a/x", .data = "1" }, { .type = 'f',
@@ -331,6 +343,8 @@ START_TEST(test_errors_leave_no_debris)
 		{ dup, 3, "appears twice" },
 		{ badlink, 3, "not an earlier file" },
 		{ dirlink, 3, "not an earlier file" },
+		{ selflink, 3, "hard link target /a/y is not an earlier file" },
+		{ symlink_target, 3, "hard link target /a/s is a symlink" },
 		{ noparent, 3, "/b/c/d" },
 		{ overdir, 3, "cannot replace directory /keep with a "
 			      "non-directory: it is not empty" },

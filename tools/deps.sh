@@ -13,6 +13,7 @@ BUILD_DEPS=(
 TEST_DEPS=(
 	dpkg dpkg-dev binutils xz-utils zstd bzip2 strace e2fsprogs apt perl
 	util-linux mount fuse3 time busybox-static
+	clang libclang-rt-14-dev
 )
 # To run the demo.
 DEMO_DEPS=(dpkg apt)
