@@ -921,21 +921,31 @@ static int mkdir_sub(struct unpkg_db *db, const char *name,
 	return 0;
 }
 
-static int fsync_at(int dirfd, const char *name, const char *shown,
+/* fsync the admindir's subdirectory `name` (named in messages by its
+ * full path). */
+static int fsync_at(const struct unpkg_db *db, const char *name,
 		    struct unpkg_err *err)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *shown = path_join(db->admindir, name);
+	int fd = -1, ret = -1;
 
-	if (fd < 0)
-		return unpkg_err_sys(err, "cannot open %s", shown);
+	if (shown == NULL)
+		return unpkg_err_nomem(err);
+	fd = openat(db->dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		unpkg_err_sys(err, "cannot open %s", shown);
+		goto out;
+	}
 	if (fsync(fd) < 0) {
 		unpkg_err_sync(err, "cannot fsync %s", shown);
-		close(fd);
-		return -1;
+		goto out;
 	}
-	if (close(fd) < 0)
-		return unpkg_err_sys(err, "cannot close %s", shown);
-	return 0;
+	ret = 0;
+out:
+	if (fd >= 0 && close(fd) < 0 && ret == 0)
+		ret = unpkg_err_sys(err, "cannot close %s", shown);
+	free(shown);
+	return ret;
 }
 
 /* info/format: the layout version.  "1" is the multiarch layout (lists
@@ -982,18 +992,8 @@ static int check_format(struct unpkg_db *db, struct unpkg_err *err)
 		unpkg_err_sys(err, "cannot install %s", shown);
 		goto out;
 	}
-	if (!(db->flags & UNPKG_DB_NOSYNC)) {
-		char *info = path_join(db->admindir, "info");
-
-		if (info == NULL) {
-			unpkg_err_nomem(err);
-			goto out;
-		}
-		r = fsync_at(db->dirfd, "info", info, err);
-		free(info);
-		if (r < 0)
-			goto out;
-	}
+	if (!(db->flags & UNPKG_DB_NOSYNC) && fsync_at(db, "info", err) < 0)
+		goto out;
 	ret = 0;
 out:
 	free(buf);
@@ -1255,7 +1255,7 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 	char *buf = NULL;
 	char *shown = NULL;
 	size_t len = 0, i, removed = 0;
-	int r, ret = -1;
+	int ret = -1;
 
 	if (db->flags & UNPKG_DB_READONLY) {
 		unpkg_err_set(err, UNPKG_ERR_USAGE,
@@ -1316,15 +1316,7 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 		free(db->applied[i]);
 	db->napplied = 0;
 	if (removed > 0 && sync) {
-		char *upd = path_join(db->admindir, "updates");
-
-		if (upd == NULL) {
-			unpkg_err_nomem(err);
-			goto out;
-		}
-		r = fsync_at(db->dirfd, "updates", upd, err);
-		free(upd);
-		if (r < 0)
+		if (fsync_at(db, "updates", err) < 0)
 			goto out;
 		count++;
 	}
