@@ -161,6 +161,25 @@ if [ "$san_build" = yes ]; then
 	run_build _build-san "sanitizer build" --enable-sanitizers || overall=1
 fi
 
+# --- fuzzing smoke run ------------------------------------------------------
+# Each libFuzzer target 60 s on its seeds (fuzz/smoke.sh): one result per
+# target, a crash or a build failure counting as failed, no clang as skipped.
+say "fuzz smoke run: make fuzz-smoke (in _build)"
+(cd _build && make fuzz-smoke) >_build/fuzz-smoke.log 2>&1 || overall=1
+grep '^fuzz-smoke: ' _build/fuzz-smoke.log | tee _build/fuzz-smoke.results || true
+fz_pass=$(grep -c '^fuzz-smoke: PASS' _build/fuzz-smoke.results || true)
+fz_fail=$(grep -c '^fuzz-smoke: FAIL' _build/fuzz-smoke.results || true)
+fz_skip=$(grep -c '^fuzz-smoke: SKIP' _build/fuzz-smoke.results || true)
+if [ $((fz_pass + fz_fail + fz_skip)) -eq 0 ]; then
+	echo "run-tests.sh: make fuzz-smoke failed before any target ran:" >&2
+	tail -n 30 _build/fuzz-smoke.log >&2
+	fz_fail=1
+fi
+total_pass=$((total_pass + fz_pass))
+total_fail=$((total_fail + fz_fail))
+total_skip=$((total_skip + fz_skip))
+skip_report+=("$fz_skip in fuzz smoke run")
+
 # --- summary ----------------------------------------------------------------
 total=$((total_pass + total_fail + total_skip))
 if [ "$total" -eq 0 ]; then

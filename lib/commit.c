@@ -1,6 +1,7 @@
 /* commit.c - the staging transaction shared by all commit strategies. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -378,6 +379,11 @@ int unpkg_commit_mkdir(struct unpkg_commit *c, int dir, const char *name,
 	return 0;
 }
 
+/* Entry flags of commit.c's own, above the UNPKG_STAGE_* bits: the entry
+ * is an old file (or directory) moved aside by unpkg_commit_remove(). */
+#define ENTRY_REMOVED		(1u << 16)
+#define ENTRY_REMOVED_DIR	(1u << 17)
+
 /* --- staging ------------------------------------------------------------*/
 
 static char *suffixed(const char *name, const char *suffix)
@@ -456,6 +462,45 @@ out:
 	}
 	free(backup);
 	return ret;
+}
+
+int unpkg_commit_remove(struct unpkg_commit *c, int dir, const char *name,
+			int is_dir, struct unpkg_err *err)
+{
+	struct commit_entry *e;
+	char *backup;
+	int dfd;
+
+	if (grow((void **)&c->ents, &c->capents, c->nents + 1,
+		 sizeof(*c->ents), err) < 0)
+		return -1;
+	dfd = unpkg_commit_dirfd(c, dir, err);
+	if (dfd < 0)
+		return -1;
+	e = &c->ents[c->nents];
+	e->name = strdup(name);
+	backup = suffixed(name, ".dpkg-tmp");
+	if (e->name == NULL || backup == NULL) {
+		free(e->name);
+		free(backup);
+		return unpkg_err_nomem(err);
+	}
+	c->stats->rename++;
+	if (renameat(dfd, name, dfd, backup) < 0) {
+		unpkg_err_sys(err, "cannot move %s aside to %s", name, backup);
+		free(e->name);
+		free(backup);
+		return -1;
+	}
+	free(backup);
+	e->dir = dir;
+	e->tmpname = NULL;
+	e->fd = -1;
+	e->flags = ENTRY_REMOVED | (is_dir ? ENTRY_REMOVED_DIR : 0);
+	e->state = ENTRY_RENAMED;
+	c->nents++;
+	c->dirs[dir].touched = 1;
+	return 0;
 }
 
 /* --- the passes ------------------------------------------------------------*/
@@ -570,6 +615,13 @@ int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err)
 {
 	double t0 = unpkg_now(), t1;
 
+#ifdef UNPKG_BROKEN_RENAME_FIRST
+	/* A deliberately unsafe build for the power-loss harness's self-test
+	 * (tests/crash): renames before the data is durable, breaking I1.
+	 * Never defined in a normal build. */
+	if (rename_pass(c, err) < 0)
+		return -1;
+#endif
 	if (run_op(c, c->ops->barrier, err) < 0)
 		return -1;
 	t1 = unpkg_now();
@@ -577,6 +629,9 @@ int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err)
 	if (rename_pass(c, err) < 0 || run_op(c, c->ops->renamed, err) < 0)
 		return -1;
 	c->stats->phase_seconds[UNPKG_PHASE_RENAME] += unpkg_now() - t1;
+	/* Durable now: a later finish of the same transaction syncs only
+	 * what changes after this one. */
+	clear_touched(c);
 	return 0;
 }
 
@@ -598,27 +653,80 @@ static void forget_from(struct unpkg_commit *c, size_t ents, size_t mkdirs)
 		clear_touched(c);
 }
 
+/* Remove directory `name` in `dfd` and everything in it; 0, or -1 with
+ * errno set. */
+static int remove_tree(int dfd, const char *name)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, ret = 0, saved = 0;
+
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (unlinkat(fd, de->d_name, 0) == 0 || errno == ENOENT)
+			continue;
+		if (errno != EISDIR || remove_tree(fd, de->d_name) < 0) {
+			saved = errno;
+			ret = -1;
+		}
+	}
+	closedir(d);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return -1;
+	errno = saved;
+	return ret;
+}
+
+/* Newest first: the backups of removed files go before the backup of the
+ * file list that names them (a run interrupted in between still finds
+ * them through that list), and a removed directory before the entries
+ * that were moved aside inside it. */
 int unpkg_commit_release(struct unpkg_commit *c, struct unpkg_err *err)
 {
 	int ret = 0;
 	size_t i;
 
-	for (i = 0; i < c->nents; i++) {
+	for (i = c->nents; i-- > 0;) {
 		struct commit_entry *e = &c->ents[i];
+		struct unpkg_err gone;
 		char *backup;
-		int dfd;
+		int dfd, r;
 
-		if (!(e->flags & (UNPKG_STAGE_BACKUP | UNPKG_STAGE_DIRBACKUP)))
+		if (!(e->flags & (UNPKG_STAGE_BACKUP | UNPKG_STAGE_DIRBACKUP |
+				  ENTRY_REMOVED)))
 			continue;
 		backup = suffixed(e->name, ".dpkg-tmp");
-		dfd = backup != NULL ? unpkg_commit_dirfd(c, e->dir, err) : -1;
-		if (backup == NULL)
+		if (backup == NULL) {
 			ret = unpkg_err_nomem(err);
-		else if (dfd < 0)
-			ret = -1;
-		else if (unlinkat(dfd, backup, (e->flags & UNPKG_STAGE_DIRBACKUP)
-						       ? AT_REMOVEDIR : 0) < 0 &&
-			 errno != ENOENT)
+			continue;
+		}
+		/* An entry moved aside inside a removed directory went with
+		 * that directory. */
+		unpkg_err_init(&gone);
+		dfd = unpkg_commit_dirfd(c, e->dir,
+					 e->flags & ENTRY_REMOVED ? &gone : err);
+		if (dfd < 0) {
+			if (!(e->flags & ENTRY_REMOVED))
+				ret = -1;
+			free(backup);
+			continue;
+		}
+		if (e->flags & ENTRY_REMOVED_DIR)
+			r = remove_tree(dfd, backup);
+		else
+			r = unlinkat(dfd, backup, (e->flags &
+						   UNPKG_STAGE_DIRBACKUP)
+						  ? AT_REMOVEDIR : 0);
+		if (r < 0 && errno != ENOENT)
 			ret = unpkg_err_sys(err, "cannot remove %s", backup);
 		free(backup);
 	}
@@ -645,7 +753,8 @@ static void abort_from(struct unpkg_commit *c, size_t ents, size_t mkdirs)
 		if (dfd < 0)
 			continue;
 		if (e->state == ENTRY_STAGED) {
-			unlinkat(dfd, e->tmpname, 0);
+			if (!(e->flags & UNPKG_STAGE_KEEP))
+				unlinkat(dfd, e->tmpname, 0);
 			if (e->flags & UNPKG_STAGE_BACKUP) {
 				char *backup = suffixed(e->name, ".dpkg-tmp");
 
@@ -656,6 +765,22 @@ static void abort_from(struct unpkg_commit *c, size_t ents, size_t mkdirs)
 			continue;
 		}
 		renamed = 1;
+		c->dirs[e->dir].touched = 1;
+		if (e->flags & ENTRY_REMOVED) {
+			char *backup = suffixed(e->name, ".dpkg-tmp");
+
+			if (backup != NULL)
+				renameat(dfd, backup, dfd, e->name);
+			free(backup);
+			continue;
+		}
+		if (e->flags & UNPKG_STAGE_KEEP) {
+			/* back to where it waited; the file it replaced, if
+			 * any, returns below */
+			renameat(dfd, e->name, dfd, e->tmpname);
+			if (!(e->flags & UNPKG_STAGE_BACKUP))
+				continue;
+		}
 		if (e->flags & UNPKG_STAGE_DIRBACKUP) {
 			unlinkat(dfd, e->name, 0);
 			swap_dir_backup(c, dfd, e, 1, &ignored);

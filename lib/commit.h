@@ -101,6 +101,10 @@ enum {
 	 * aside as NAME.dpkg-tmp just before the entry takes its name; abort
 	 * moves it back, release removes it. */
 	UNPKG_STAGE_DIRBACKUP = 1 << 2,
+	/* The staged file was there before the transaction (a conffile
+	 * waiting as NAME.dpkg-new for its configuration): abort never
+	 * deletes it, and moves it back to `tmpname` if it was renamed. */
+	UNPKG_STAGE_KEEP = 1 << 3,
 };
 
 struct unpkg_commit;
@@ -152,6 +156,13 @@ int unpkg_commit_dir(struct unpkg_commit *c, struct unpkg_root *root,
  * _abort() (where descriptors may be reclaimed). */
 int unpkg_commit_dirfd(struct unpkg_commit *c, int dir, struct unpkg_err *err);
 
+/* Remove `dir`/`name`, an old file or a directory (then holding nothing
+ * but entries this transaction removed), by moving it aside as
+ * NAME.dpkg-tmp at once: abort puts it back, release deletes it.  The
+ * move is made durable by the next unpkg_commit_finish(). */
+int unpkg_commit_remove(struct unpkg_commit *c, int dir, const char *name,
+			int is_dir, struct unpkg_err *err);
+
 /* Record that directory `name` was created in `dir` by this transaction:
  * abort removes it again (it must then be empty of anything not staged). */
 int unpkg_commit_mkdir(struct unpkg_commit *c, int dir, const char *name,
@@ -168,8 +179,9 @@ int unpkg_commit_stage(struct unpkg_commit *c, int dir, const char *tmpname,
 
 /* Barrier, rename pass, directory sync (see above).  On success the
  * transaction's entries are committed; the backups remain until
- * unpkg_commit_release(); the object can stage a new batch.  On failure
- * the caller calls unpkg_commit_abort(). */
+ * unpkg_commit_release(); the object can stage more entries, which a
+ * second finish commits (abort then undoes both).  On failure the caller
+ * calls unpkg_commit_abort(). */
 int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err);
 
 /* Make already renamed entries durable again is not needed; this removes

@@ -90,6 +90,14 @@ struct unpkg_db {
 	size_t napplied, capplied;
 	struct ftab files;
 	int files_loaded;
+	/* The loaded lists may be out of date: the database changed since
+	 * (a put or a write), or the caller said the lists did. */
+	int files_stale;
+	/* The fsync of the admindir or of updates/ failed: it is never
+	 * tried again (a retry may report success for lost data), so later
+	 * writes are not durable. */
+	int admindir_sync_failed;
+	int updates_sync_failed;
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -1161,6 +1169,9 @@ int unpkg_db_put(struct unpkg_db *db, const char *name, const char *arch,
 	size_t start = 0, end;
 	int ret = -1;
 
+	/* A package that comes or goes, or becomes not-installed, changes
+	 * which lists count. */
+	db->files_stale = 1;
 	unpkg_para_init(&para);
 	if (stanza == NULL) {
 		size_t i = find_index(db, name, arch);
@@ -1257,6 +1268,9 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 	size_t len = 0, i, removed = 0;
 	int ret = -1;
 
+	/* A write records what the caller has put in place, new lists
+	 * among it. */
+	db->files_stale = 1;
 	if (db->flags & UNPKG_DB_READONLY) {
 		unpkg_err_set(err, UNPKG_ERR_USAGE,
 			      "database %s was opened read-only",
@@ -1288,12 +1302,13 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 			      shown);
 		goto out;
 	}
-	if (sync) {
+	if (sync && !db->admindir_sync_failed) {
+		count++;
 		if (fsync(db->dirfd) < 0) {
+			db->admindir_sync_failed = 1;
 			unpkg_err_sync(err, "cannot fsync %s", db->admindir);
 			goto out;
 		}
-		count++;
 	}
 	/* Only now may the journal go: a surviving entry would be applied
 	 * again over the new status and roll it back. */
@@ -1315,10 +1330,13 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 	for (i = 0; i < db->napplied; i++)
 		free(db->applied[i]);
 	db->napplied = 0;
-	if (removed > 0 && sync) {
-		if (fsync_at(db, "updates", err) < 0)
-			goto out;
+	if (removed > 0 && sync && !db->updates_sync_failed) {
 		count++;
+		if (fsync_at(db, "updates", err) < 0) {
+			if (err->code == UNPKG_ERR_SYNC)
+				db->updates_sync_failed = 1;
+			goto out;
+		}
 	}
 	ret = 0;
 out:
@@ -1327,6 +1345,11 @@ out:
 	free(buf);
 	free(shown);
 	return ret;
+}
+
+int unpkg_db_durable(const struct unpkg_db *db)
+{
+	return !db->admindir_sync_failed && !db->updates_sync_failed;
 }
 
 /* ---- file lists --------------------------------------------------------- */
@@ -1495,19 +1518,14 @@ static int add_cb(void *ctx, const char *path, size_t n,
 	return ftab_add(a->t, path, n, a->owner, err);
 }
 
-static int list_name(const char *key, char **name, char **shown,
-		     const char *admindir, struct unpkg_err *err)
+static int list_name(const char *key, const char *suffix, char **name,
+		     char **shown, const char *admindir, struct unpkg_err *err)
 {
-	size_t kl = strlen(key);
-
-	*name = malloc(sizeof("info/") + kl + sizeof(".list"));
-	if (*name == NULL) {
+	if (asprintf(name, "info/%s.list%s", key, suffix) < 0) {
+		*name = NULL;
 		unpkg_err_nomem(err);
 		return -1;
 	}
-	memcpy(*name, "info/", 5);
-	memcpy(*name + 5, key, kl);
-	memcpy(*name + 5 + kl, ".list", sizeof(".list"));
 	*shown = path_join(admindir, *name);
 	if (*shown == NULL) {
 		free(*name);
@@ -1525,6 +1543,11 @@ int unpkg_db_load_files(struct unpkg_db *db, struct unpkg_err *err)
 	size_t i, len;
 	int ret = -1;
 
+	/* Callers ask before every lookup; reading every list of the
+	 * system again for each file of a package would cost more than
+	 * the extraction itself. */
+	if (db->files_loaded && !db->files_stale)
+		return 0;
 	memset(&t, 0, sizeof(t));
 	/* Offset 0 stands for an empty slot. */
 	t.arena = malloc(1 << 20);
@@ -1542,7 +1565,7 @@ int unpkg_db_load_files(struct unpkg_db *db, struct unpkg_err *err)
 
 		if (e->stat == ST_NOTINST)
 			continue;
-		if (list_name(e->pub.key, &name, &shown, db->admindir, err) <
+		if (list_name(e->pub.key, "", &name, &shown, db->admindir, err) <
 		    0)
 			goto out;
 		/* dpkg only warns about a missing list and carries on as if
@@ -1573,6 +1596,7 @@ int unpkg_db_load_files(struct unpkg_db *db, struct unpkg_err *err)
 	db->files = t;
 	memset(&t, 0, sizeof(t));
 	db->files_loaded = 1;
+	db->files_stale = 0;
 	ret = 0;
 out:
 	ftab_destroy(&t);
@@ -1580,6 +1604,11 @@ out:
 	free(name);
 	free(shown);
 	return ret;
+}
+
+void unpkg_db_files_changed(struct unpkg_db *db)
+{
+	db->files_stale = 1;
 }
 
 const char *unpkg_db_file_owner(const struct unpkg_db *db, const char *path,
@@ -1627,8 +1656,9 @@ static int vec_cb(void *ctx, const char *path, size_t n,
 	return 0;
 }
 
-int unpkg_db_read_list(const struct unpkg_db *db, const char *key,
-		       char ***paths, size_t *count, struct unpkg_err *err)
+static int read_list(const struct unpkg_db *db, const char *key,
+		     const char *suffix, char ***paths, size_t *count,
+		     struct unpkg_err *err)
 {
 	struct vec_ctx c = { NULL, 0, 0 };
 	char *name = NULL, *shown = NULL, *buf = NULL;
@@ -1637,7 +1667,7 @@ int unpkg_db_read_list(const struct unpkg_db *db, const char *key,
 
 	*paths = NULL;
 	*count = 0;
-	if (list_name(key, &name, &shown, db->admindir, err) < 0)
+	if (list_name(key, suffix, &name, &shown, db->admindir, err) < 0)
 		goto out;
 	r = slurp(db->dirfd, name, shown, 1, &buf, &len, err);
 	if (r < 0)
@@ -1669,6 +1699,19 @@ out:
 	free(name);
 	free(shown);
 	return ret;
+}
+
+int unpkg_db_read_list(const struct unpkg_db *db, const char *key,
+		       char ***paths, size_t *count, struct unpkg_err *err)
+{
+	return read_list(db, key, "", paths, count, err);
+}
+
+int unpkg_db_read_list_backup(const struct unpkg_db *db, const char *key,
+			      char ***paths, size_t *count,
+			      struct unpkg_err *err)
+{
+	return read_list(db, key, ".dpkg-tmp", paths, count, err);
 }
 
 void unpkg_db_list_free(char **paths, size_t count)

@@ -96,21 +96,36 @@ int unpkg_db_serialise(const struct unpkg_db *db, char **out, size_t *len,
  * link), rename status-new over status, fsync the admindir; then unlink the
  * updates/ files that were applied and fsync updates/ (so they cannot
  * reappear after a crash and roll the status back).  With UNPKG_DB_NOSYNC
- * the fsyncs are skipped.  Adds the number of fsync-family calls made to
+ * the fsyncs are skipped, and so is a directory fsync that failed before
+ * (see unpkg_db_durable()).  Adds the number of fsync-family calls made to
  * *fsyncs if not NULL. */
 int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 		   struct unpkg_err *err);
 
-/* Load the file lists (info/KEY.list) of every package in the database
- * once, for unpkg_db_file_owner().  A package whose Status is
- * not-installed has no list; a missing list of another package counts as
- * empty (dpkg only warns).  A malformed list is an error. */
+/* 0 once an fsync of the admindir or of updates/ failed: such an fsync is
+ * never tried again (after a failed fsync the kernel may have dropped the
+ * data and report the next one as a success), so the writes that follow
+ * change what is visible but are not durable.  1 otherwise. */
+int unpkg_db_durable(const struct unpkg_db *db);
+
+/* Load the file lists (info/KEY.list) of every package in the database,
+ * for unpkg_db_file_owner().  A package whose Status is not-installed has
+ * no list; a missing list of another package counts as empty (dpkg only
+ * warns).  A malformed list is an error.  The lists are read again only
+ * if the database changed since the last load (unpkg_db_put(),
+ * unpkg_db_write()) or unpkg_db_files_changed() was called: callers may
+ * call this before every lookup. */
 int unpkg_db_load_files(struct unpkg_db *db, struct unpkg_err *err);
+
+/* The caller changed lists on disk (renamed new ones into place) without
+ * a put or a write yet: the next unpkg_db_load_files() reads them. */
+void unpkg_db_files_changed(struct unpkg_db *db);
 
 /* A package key other than `except_key` (may be NULL) whose list contains
  * `path` ("/usr/bin/foo" form, as in .list files), or NULL.  Directories
  * are listed by many packages; callers decide what sharing means.  The
- * string lives until the next unpkg_db_load_files() or unpkg_db_free(). */
+ * string lives until the next unpkg_db_load_files() that reads the lists
+ * again, or unpkg_db_free(). */
 const char *unpkg_db_file_owner(const struct unpkg_db *db, const char *path,
 				const char *except_key);
 
@@ -120,6 +135,11 @@ const char *unpkg_db_file_owner(const struct unpkg_db *db, const char *path,
  * with unpkg_db_list_free(). */
 int unpkg_db_read_list(const struct unpkg_db *db, const char *key,
 		       char ***paths, size_t *count, struct unpkg_err *err);
+/* The same for info/KEY.list.dpkg-tmp, the backup of the list an
+ * interrupted run was replacing; NULL and 0 when there is none. */
+int unpkg_db_read_list_backup(const struct unpkg_db *db, const char *key,
+			      char ***paths, size_t *count,
+			      struct unpkg_err *err);
 void unpkg_db_list_free(char **paths, size_t count);
 
 #endif

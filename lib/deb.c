@@ -5,6 +5,19 @@
  * whose read callback pulls the member's bytes from the outer reader.  Only
  * fixed-size buffers live in the object, so data.tar is streamed whatever
  * its size.
+ *
+ * A caller opens many packages before it extracts the first one (every
+ * control.tar is needed to plan the run), and a data.tar reader is costly
+ * to keep: an xz decoder holds its whole dictionary (8 MiB at the default
+ * level, of which a few pages are touched at once), zstd and bzip2 their
+ * windows and blocks, libarchive its read-ahead.  So once data.tar has been
+ * reached and checked, a package read from a regular file is "parked":
+ * both readers and their buffers are freed, and the file is closed if we
+ * opened it.  The first unpkg_deb_next() reopens it (checking that it is
+ * still the same file), walks the container to data.tar again (the members
+ * before it are skipped, not decompressed) and carries on.  Memory and
+ * descriptors held by an open package are then its control members and a
+ * few hundred bytes, whatever the number of packages open at once.
  */
 #include "config.h"
 
@@ -17,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "deb.h"
@@ -45,11 +59,33 @@ enum comp {
 	COMP_BZIP2,
 };
 
+/* Hole-filling zeros, shared: a constant is not state. */
+static const unsigned char zeros[ZERO_BUF_SIZE];
+
+/* The buffers of the two readers, allocated only while they exist. */
+struct deb_bufs {
+	unsigned char src[SRC_BUF_SIZE];
+	unsigned char member[MEMBER_BUF_SIZE];
+};
+
 struct unpkg_deb {
 	char *name;		/* for messages */
+	char *path;		/* to reopen a parked package we opened */
 	int fd;
 	bool own_fd;
 	enum state state;
+
+	/* Parking (see the top of the file).  `id` is the file as first
+	 * opened, `start` the offset the container starts at, `data_index`
+	 * the position of data.tar among the ar members (0-based). */
+	bool parkable;
+	bool parked;
+	struct stat id;
+	off_t start;
+	unsigned int ar_index;	/* members read so far by next_member() */
+	unsigned int data_index;
+	enum comp data_comp;
+	struct deb_bufs *bufs;
 
 	struct archive *outer;	/* the ar container */
 	struct archive *inner;	/* data.tar, once reached */
@@ -89,10 +125,6 @@ struct unpkg_deb {
 	const void *pend_buf;
 	size_t pend_len;
 	int64_t pend_off;
-
-	unsigned char src_buf[SRC_BUF_SIZE];
-	unsigned char member_buf[MEMBER_BUF_SIZE];
-	unsigned char zeros[ZERO_BUF_SIZE];
 };
 
 static const char *ar_msg(struct archive *a)
@@ -108,7 +140,7 @@ static la_ssize_t src_read(struct archive *a, void *client, const void **buf)
 	ssize_t n;
 
 	do
-		n = read(deb->fd, deb->src_buf, sizeof(deb->src_buf));
+		n = read(deb->fd, deb->bufs->src, sizeof(deb->bufs->src));
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		deb->src_errno = errno;
@@ -118,7 +150,7 @@ static la_ssize_t src_read(struct archive *a, void *client, const void **buf)
 	if (n == 0)
 		deb->src_eof = true;
 	deb->src_total += n;
-	*buf = deb->src_buf;
+	*buf = deb->bufs->src;
 	return n;
 }
 
@@ -128,8 +160,8 @@ static la_ssize_t member_read(struct archive *a, void *client,
 	struct unpkg_deb *deb = client;
 	la_ssize_t n;
 
-	n = archive_read_data(deb->outer, deb->member_buf,
-			      sizeof(deb->member_buf));
+	n = archive_read_data(deb->outer, deb->bufs->member,
+			      sizeof(deb->bufs->member));
 	if (n < 0) {
 		deb->member_failed = true;
 		snprintf(deb->member_msg, sizeof(deb->member_msg), "%s",
@@ -137,7 +169,7 @@ static la_ssize_t member_read(struct archive *a, void *client,
 		archive_set_error(a, EIO, "%s", deb->member_msg);
 		return -1;
 	}
-	*buf = deb->member_buf;
+	*buf = deb->bufs->member;
 	return n;
 }
 
@@ -224,6 +256,7 @@ static int next_member(struct unpkg_deb *deb, const char **name,
 				     deb->name, s);
 	strcpy(deb->cur_member, s);
 	*name = deb->cur_member;
+	deb->ar_index++;
 	return 1;
 }
 
@@ -618,13 +651,20 @@ out:
 	return ret;
 }
 
-static int open_reader(struct unpkg_deb *deb, struct unpkg_err *err)
+/* Start the ar reader at the current position of the file. */
+static int open_outer(struct unpkg_deb *deb, struct unpkg_err *err)
 {
-	const char *name;
-	enum comp comp;
-	bool have_control = false;
-	int r;
-
+	deb->src_total = 0;
+	deb->src_eof = false;
+	deb->src_errno = 0;
+	deb->member_failed = false;
+	deb->cur_member[0] = '\0';
+	deb->ar_index = 0;
+	if (deb->bufs == NULL) {
+		deb->bufs = malloc(sizeof(*deb->bufs));
+		if (deb->bufs == NULL)
+			return unpkg_err_nomem(err);
+	}
 	deb->outer = archive_read_new();
 	if (deb->outer == NULL)
 		return unpkg_err_nomem(err);
@@ -640,6 +680,18 @@ static int open_reader(struct unpkg_deb *deb, struct unpkg_err *err)
 				     "%s: not a Debian package (not an ar archive)",
 				     deb->name);
 	}
+	return 0;
+}
+
+static int open_reader(struct unpkg_deb *deb, struct unpkg_err *err)
+{
+	const char *name;
+	enum comp comp;
+	bool have_control = false;
+	int r;
+
+	if (open_outer(deb, err) < 0)
+		return -1;
 
 	/* debian-binary must come first, before even '_' members, as in
 	 * dpkg-deb. */
@@ -686,6 +738,8 @@ static int open_reader(struct unpkg_deb *deb, struct unpkg_err *err)
 			if (member_comp(deb, name, "data.tar", &comp, err) < 0)
 				return -1;
 			strcpy(deb->data_name, name);
+			deb->data_index = deb->ar_index - 1;
+			deb->data_comp = comp;
 			return open_inner(deb, comp, &deb->inner, err);
 		}
 		return unpkg_err_set(err, UNPKG_ERR_FORMAT,
@@ -695,8 +749,77 @@ static int open_reader(struct unpkg_deb *deb, struct unpkg_err *err)
 	}
 }
 
-int unpkg_deb_open_fd(int fd, const char *name, struct unpkg_deb **out,
-		      struct unpkg_err *err)
+/* Free both readers and their buffers, and close the file if it is ours:
+ * the package waits for its turn holding only its control members. */
+static void park(struct unpkg_deb *deb)
+{
+	if (deb->inner != NULL)
+		archive_read_free(deb->inner);
+	deb->inner = NULL;
+	if (deb->outer != NULL)
+		archive_read_free(deb->outer);
+	deb->outer = NULL;
+	free(deb->bufs);
+	deb->bufs = NULL;
+	/* Nothing useful can be done about a failed close of a file that
+	 * was only read. */
+	if (deb->own_fd && deb->fd >= 0)
+		(void)close(deb->fd);
+	if (deb->own_fd)
+		deb->fd = -1;
+	deb->parked = true;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Undo park(): the same file, read again up to the start of data.tar. */
+static int resume(struct unpkg_deb *deb, struct unpkg_err *err)
+{
+	struct stat st;
+	const char *name;
+	int r;
+
+	if (deb->own_fd) {
+		deb->fd = open(deb->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (deb->fd < 0)
+			return unpkg_err_sys(err, "%s: cannot open again",
+					     deb->name);
+	}
+	if (fstat(deb->fd, &st) < 0)
+		return unpkg_err_sys(err, "%s", deb->name);
+	if (!same_file(&st, &deb->id))
+		return unpkg_err_set(err, UNPKG_ERR_CORRUPT,
+				     "%s: file changed while the package was being installed",
+				     deb->name);
+	if (lseek(deb->fd, deb->start, SEEK_SET) != deb->start)
+		return unpkg_err_sys(err, "%s: cannot seek", deb->name);
+	if (open_outer(deb, err) < 0)
+		return -1;
+	/* The members before data.tar were checked by the first pass and
+	 * the file is the same: only skip them now. */
+	do {
+		r = next_member(deb, &name, err);
+		if (r < 0)
+			return -1;
+	} while (r > 0 && deb->ar_index <= deb->data_index);
+	if (r == 0 || strcmp(name, deb->data_name) != 0)
+		return unpkg_err_set(err, UNPKG_ERR_CORRUPT,
+				     "%s: file changed while the package was being installed",
+				     deb->name);
+	if (open_inner(deb, deb->data_comp, &deb->inner, err) < 0)
+		return -1;
+	deb->parked = false;
+	return 0;
+}
+
+static int open_common(int fd, const char *name, const char *path,
+		       struct unpkg_deb **out, struct unpkg_err *err)
 {
 	struct unpkg_deb *deb = NULL;
 	int ret = -1;
@@ -712,39 +835,54 @@ int unpkg_deb_open_fd(int fd, const char *name, struct unpkg_deb **out,
 		unpkg_err_nomem(err);
 		goto out;
 	}
+	if (path != NULL) {
+		deb->path = strdup(path);
+		if (deb->path == NULL) {
+			unpkg_err_nomem(err);
+			goto out;
+		}
+	}
+	/* Only a regular file can be read a second time. */
+	if (fstat(fd, &deb->id) == 0 && S_ISREG(deb->id.st_mode)) {
+		deb->start = lseek(fd, 0, SEEK_CUR);
+		deb->parkable = deb->start >= 0;
+	}
 	if (open_reader(deb, err) < 0)
 		goto out;
 	deb->state = ST_DATA;
+	if (path != NULL)
+		deb->own_fd = true;
+	if (deb->parkable)
+		park(deb);
 	*out = deb;
 	deb = NULL;
 	ret = 0;
 out:
+	/* On failure the caller still owns and closes fd. */
 	unpkg_deb_free(deb);
 	return ret;
+}
+
+int unpkg_deb_open_fd(int fd, const char *name, struct unpkg_deb **out,
+		      struct unpkg_err *err)
+{
+	return open_common(fd, name, NULL, out, err);
 }
 
 int unpkg_deb_open(const char *path, struct unpkg_deb **out,
 		   struct unpkg_err *err)
 {
-	struct unpkg_deb *deb = NULL;
-	int fd = -1;
-	int ret = -1;
+	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		unpkg_err_sys(err, "%s", path);
-		goto out;
-	}
-	if (unpkg_deb_open_fd(fd, path, &deb, err) < 0)
-		goto out;
-	deb->own_fd = true;
-	fd = -1;
-	*out = deb;
-	ret = 0;
-out:
-	if (fd >= 0)
+	if (fd < 0)
+		return unpkg_err_sys(err, "%s", path);
+	if (open_common(fd, path, path, out, err) < 0) {
 		close(fd);
-	return ret;
+		return -1;
+	}
+	/* Parked packages have closed it already. */
+	return 0;
 }
 
 void unpkg_deb_free(struct unpkg_deb *deb)
@@ -766,8 +904,10 @@ void unpkg_deb_free(struct unpkg_deb *deb)
 		free(deb->members[i].data);
 	}
 	free(deb->members);
+	free(deb->bufs);
 	free(deb->path_buf);
 	free(deb->link_buf);
+	free(deb->path);
 	free(deb->name);
 	free(deb);
 }
@@ -951,6 +1091,8 @@ int unpkg_deb_next(struct unpkg_deb *deb, struct unpkg_deb_entry *entry,
 		return unpkg_err_set(err, UNPKG_ERR_USAGE,
 				     "%s: reader used after an error",
 				     deb->name);
+	if (deb->parked && resume(deb, err) < 0)
+		goto fail;
 	/* Any entry data not read yet is skipped by libarchive here. */
 	deb->entry_path = NULL;
 	r = archive_read_next_header(deb->inner, &ae);
@@ -1004,10 +1146,10 @@ int unpkg_deb_read(struct unpkg_deb *deb, const void **buf, size_t *len,
 			if (deb->pend_off > deb->entry_pos) {
 				int64_t hole = deb->pend_off - deb->entry_pos;
 
-				n = hole < (int64_t)sizeof(deb->zeros)
+				n = hole < (int64_t)sizeof(zeros)
 					    ? (size_t)hole
-					    : sizeof(deb->zeros);
-				*buf = deb->zeros;
+					    : sizeof(zeros);
+				*buf = zeros;
 				*len = n;
 				deb->entry_pos += (int64_t)n;
 				return 1;
@@ -1026,10 +1168,10 @@ int unpkg_deb_read(struct unpkg_deb *deb, const void **buf, size_t *len,
 			if (rest <= 0)
 				return 0;
 			/* A sparse file may end in a hole. */
-			n = rest < (int64_t)sizeof(deb->zeros)
+			n = rest < (int64_t)sizeof(zeros)
 				    ? (size_t)rest
-				    : sizeof(deb->zeros);
-			*buf = deb->zeros;
+				    : sizeof(zeros);
+			*buf = zeros;
 			*len = n;
 			deb->entry_pos += (int64_t)n;
 			return 1;

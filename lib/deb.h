@@ -11,6 +11,13 @@
  * and leaves the reader at the start of data.tar, which is then streamed
  * entry by entry with unpkg_deb_next() and unpkg_deb_read(); data.tar is
  * never held whole in memory.
+ *
+ * Many packages can be open at once at little cost: a package read from a
+ * regular file holds no decompressor, buffer or descriptor between
+ * unpkg_deb_open() and its first unpkg_deb_next(), which opens the file
+ * again (by path, or by seeking the caller's descriptor back) and fails if
+ * it is no longer the same file (device, inode, size, modification time).
+ * A pipe is read once and keeps its readers.
  */
 #ifndef UNPKG_DEB_H
 #define UNPKG_DEB_H

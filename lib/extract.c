@@ -60,6 +60,9 @@ struct extract {
 	char *parent;		/* relpath of the directory in `dir` */
 	int dir;		/* commit handle of `parent`, -1 if none */
 	struct idcache users, groups;
+	/* The package ships no md5sums: it is made from the digests of
+	 * every file.  Otherwise only conffiles need one. */
+	int digest_all;
 };
 
 static void idcache_destroy(struct idcache *c)
@@ -228,7 +231,7 @@ static int write_all(int fd, const void *buf, size_t len)
 /* Create, fill and finish NAME.dpkg-new; returns the open fd. */
 static int write_regular(struct extract *x, const struct unpkg_deb_entry *e,
 			 int dfd, const char *tmp, uid_t uid, gid_t gid,
-			 char md5[33], struct unpkg_err *err)
+			 int digest, char md5[33], struct unpkg_err *err)
 {
 	const struct unpkg_extract_opts *o = x->o;
 	struct timespec times[2] = {
@@ -253,7 +256,9 @@ static int write_regular(struct extract *x, const struct unpkg_deb_entry *e,
 		goto fail;
 	}
 #endif
-	MD5Init(&ctx);
+	md5[0] = '\0';
+	if (digest)
+		MD5Init(&ctx);
 	for (;;) {
 		const void *buf;
 		size_t len;
@@ -263,7 +268,8 @@ static int write_regular(struct extract *x, const struct unpkg_deb_entry *e,
 			goto fail;
 		if (r == 0)
 			break;
-		MD5Update(&ctx, buf, len);
+		if (digest)
+			MD5Update(&ctx, buf, len);
 		if (write_all(fd, buf, len) < 0) {
 			unpkg_err_sys(err, "cannot write /%s", e->path);
 			goto fail;
@@ -276,7 +282,8 @@ static int write_regular(struct extract *x, const struct unpkg_deb_entry *e,
 			      e->path, (long long)total, (long long)e->size);
 		goto fail;
 	}
-	MD5End(&ctx, md5);
+	if (digest)
+		MD5End(&ctx, md5);
 	/* Owner first: chown clears setuid/setgid, the mode restores them. */
 	if (fchown(fd, uid, gid) < 0) {
 		unpkg_err_sys(err, "cannot set owner of /%s", e->path);
@@ -298,6 +305,46 @@ fail:
 	close(fd);
 	unlinkat(dfd, tmp, 0);
 	return -1;
+}
+
+/* The digest of staged file `name` in `dfd` (a hard link to an earlier
+ * file whose digest was not needed then); "" if it is no regular file. */
+static int digest_staged(int dfd, const char *name, const char *path,
+			 char md5[33], struct unpkg_err *err)
+{
+	unsigned char buf[64 * 1024];
+	struct stat st;
+	MD5_CTX ctx;
+	ssize_t n;
+	int fd, ret = -1;
+
+	md5[0] = '\0';
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return unpkg_err_sys(err, "cannot open /%s" TMP_SUFFIX, path);
+	if (fstat(fd, &st) < 0) {
+		unpkg_err_sys(err, "cannot stat /%s" TMP_SUFFIX, path);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = 0;
+		goto out;
+	}
+	MD5Init(&ctx);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			unpkg_err_sys(err, "cannot read /%s" TMP_SUFFIX, path);
+			goto out;
+		}
+		MD5Update(&ctx, buf, (size_t)n);
+	}
+	MD5End(&ctx, md5);
+	ret = 0;
+out:
+	close(fd);
+	return ret;
 }
 
 /* The directory handle and temporary name of an earlier entry of the
@@ -455,9 +502,13 @@ static int check_owner(struct extract *x, const char *path,
 	return 0;
 }
 
+/* A new directory is made as NAME.dpkg-new, given its owner and mode, and
+ * only then renamed to NAME, so that a kill never leaves it at its final
+ * name with mode 0000.  It is renamed at once, not staged, because the
+ * package's files go into it. */
 static int extract_dir(struct extract *x, const struct unpkg_deb_entry *e,
-		       int dir, int dfd, const char *base, int exists,
-		       const struct stat *st, uid_t uid, gid_t gid,
+		       int dir, int dfd, const char *base, const char *tmp,
+		       int exists, const struct stat *st, uid_t uid, gid_t gid,
 		       struct unpkg_err *err)
 {
 	int fd = -1, ret = -1;
@@ -482,16 +533,13 @@ static int extract_dir(struct extract *x, const struct unpkg_deb_entry *e,
 				     "cannot replace /%s with a directory: it "
 				     "exists and is not a directory", e->path);
 	}
-	if (mkdirat(dfd, base, 0) < 0)
-		return unpkg_err_sys(err, "cannot create directory /%s",
-				     e->path);
-	if (unpkg_commit_mkdir(x->o->commit, dir, base, err) < 0) {
-		unlinkat(dfd, base, AT_REMOVEDIR);
-		return -1;
-	}
-	fd = openat(dfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (mkdirat(dfd, tmp, 0) < 0)
+		return unpkg_err_sys(err, "cannot create directory /%s"
+				     TMP_SUFFIX, e->path);
+	fd = openat(dfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		unpkg_err_sys(err, "cannot open directory /%s", e->path);
+		unpkg_err_sys(err, "cannot open directory /%s" TMP_SUFFIX,
+			      e->path);
 		goto out;
 	}
 	if (fchown(fd, uid, gid) < 0) {
@@ -502,10 +550,21 @@ static int extract_dir(struct extract *x, const struct unpkg_deb_entry *e,
 		unpkg_err_sys(err, "cannot set mode of /%s", e->path);
 		goto out;
 	}
+	if (renameat(dfd, tmp, dfd, base) < 0) {
+		unpkg_err_sys(err, "cannot rename /%s" TMP_SUFFIX " to /%s",
+			      e->path, e->path);
+		goto out;
+	}
+	if (unpkg_commit_mkdir(x->o->commit, dir, base, err) < 0) {
+		unlinkat(dfd, base, AT_REMOVEDIR);
+		goto out;
+	}
 	ret = 0;
 out:
 	if (fd >= 0)
 		close(fd);
+	if (ret < 0)
+		unlinkat(dfd, tmp, AT_REMOVEDIR);
 	return ret;
 }
 
@@ -532,7 +591,8 @@ static int dir_is_empty(int dfd, const char *name, struct unpkg_err *err)
 	return empty;
 }
 
-/* An interrupted run may have left NAME.dpkg-new (ours, never committed:
+/* An interrupted run may have left NAME.dpkg-new (ours, never committed, a
+ * file or a directory not yet given its mode:
  * remove it) or NAME.dpkg-tmp without NAME (a backup whose original was
  * already moved away: put it back first, as dpkg does). */
 static int clean_leftovers(int dfd, const char *base, const char *tmp,
@@ -541,7 +601,9 @@ static int clean_leftovers(int dfd, const char *base, const char *tmp,
 {
 	char backup[NAME_MAX + 16];
 
-	if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT)
+	if (unlinkat(dfd, tmp, 0) < 0 &&
+	    (errno != EISDIR || unlinkat(dfd, tmp, AT_REMOVEDIR) < 0) &&
+	    errno != ENOENT)
 		return unpkg_err_sys(err, "cannot remove stale /%s" TMP_SUFFIX,
 				     path);
 	if (*exists)
@@ -570,7 +632,7 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 	unsigned int flags = 0;
 	uid_t uid;
 	gid_t gid;
-	int dir, dfd, fd, exists;
+	int dir, dfd, fd, exists, conffile;
 
 	if (*e->path == '\0')	/* the root itself: dpkg leaves it alone */
 		return add_file(x, "", UNPKG_ENTRY_DIR, NULL, err);
@@ -594,21 +656,28 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 	if (!exists && errno != ENOENT)
 		return unpkg_err_sys(err, "cannot stat /%s", e->path);
 
-	if (e->type == UNPKG_ENTRY_DIR) {
-		if (extract_dir(x, e, dir, dfd, base, exists, &st, uid, gid,
-				err) < 0)
-			return -1;
-		return add_file(x, e->path, e->type, NULL, err);
-	}
-
 	if (add_file(x, e->path, e->type, NULL, err) < 0)
 		return -1;
 	f = &x->list->files[x->list->count - 1];
+	if (e->type == UNPKG_ENTRY_DIR) {
+		if (o->conffiles != NULL &&
+		    unpkg_strmap_get(o->conffiles, f->path) != NULL)
+			return unpkg_err_set(err, UNPKG_ERR_FORMAT,
+					     "conffile '%s' is a directory, "
+					     "not a plain file", f->path);
+		if (!exists && clean_leftovers(dfd, base, tmp, e->path,
+					       &exists, &st, err) < 0)
+			return -1;
+		return extract_dir(x, e, dir, dfd, base, tmp, exists, &st, uid,
+				   gid, err);
+	}
+
 	if (check_owner(x, f->path, err) < 0 ||
 	    clean_leftovers(dfd, base, tmp, e->path, &exists, &st, err) < 0)
 		return -1;
-	if (o->conffiles != NULL &&
-	    unpkg_strmap_get(o->conffiles, f->path) != NULL)
+	conffile = o->conffiles != NULL &&
+		   unpkg_strmap_get(o->conffiles, f->path) != NULL;
+	if (conffile)
 		flags |= UNPKG_STAGE_NORENAME;
 	else if (exists && S_ISDIR(st.st_mode))
 		flags |= UNPKG_STAGE_DIRBACKUP;
@@ -629,7 +698,8 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 	}
 
 	if (e->type == UNPKG_ENTRY_FILE) {
-		fd = write_regular(x, e, dfd, tmp, uid, gid, md5, err);
+		fd = write_regular(x, e, dfd, tmp, uid, gid,
+				   x->digest_all || conffile, md5, err);
 		if (fd < 0)
 			return -1;
 		memcpy(f->md5, md5, sizeof(md5));
@@ -640,6 +710,12 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 		if (e->type == UNPKG_ENTRY_HARDLINK)
 			memcpy(f->md5, find_file(x, e->link)->md5,
 			       sizeof(f->md5));
+		if (e->type == UNPKG_ENTRY_HARDLINK && f->md5[0] == '\0' &&
+		    conffile &&
+		    digest_staged(dfd, tmp, e->path, f->md5, err) < 0) {
+			unlinkat(dfd, tmp, 0);
+			return -1;
+		}
 	}
 	return unpkg_commit_stage(o->commit, dir, tmp, base, fd, flags, err);
 }
@@ -652,6 +728,7 @@ int unpkg_extract(struct unpkg_deb *deb, const struct unpkg_extract_opts *o,
 		.deb = deb,
 		.list = list,
 		.dir = -1,
+		.digest_all = unpkg_deb_member(deb, "md5sums") == NULL,
 	};
 	struct unpkg_deb_entry e;
 	int r, ret = -1;
@@ -661,6 +738,18 @@ int unpkg_extract(struct unpkg_deb *deb, const struct unpkg_extract_opts *o,
 			goto out;
 	if (r < 0)
 		goto out;
+	/* The list lives until the end of the run with every other
+	 * package's: give back what doubling left spare (a failed shrink
+	 * keeps the larger block). */
+	if (list->cap > list->count && list->count > 0) {
+		struct unpkg_file *v = realloc(list->files,
+					       list->count * sizeof(*v));
+
+		if (v != NULL) {
+			list->files = v;
+			list->cap = list->count;
+		}
+	}
 	ret = 0;
 out:
 	free(x.parent);

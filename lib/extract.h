@@ -8,8 +8,9 @@
  * directory, or an in-root symlink to one, is kept as it is.
  *
  * Regular files: NAME.dpkg-new created O_CREAT|O_EXCL|O_NOFOLLOW with mode
- * 0, preallocated, written while computing MD5, owner, mode and mtime set
- * on the descriptor, then staged (the commit strategy starts writeback).
+ * 0, preallocated, written (with its MD5 where one is needed), owner, mode
+ * and mtime set on the descriptor, then staged (the commit strategy starts
+ * writeback).
  * Symlinks, hard links, fifos and device nodes are created as NAME.dpkg-new
  * too and renamed with the rest.  Owners: the tar header's user and group
  * names are looked up in the system's user database, as dpkg does; the
@@ -33,7 +34,9 @@ struct unpkg_file {
 	char *path;		/* "/usr/bin/foo"; "/." for the root */
 	enum unpkg_entry_type type;
 	char md5[33];		/* hex digest for FILE and HARDLINK to a file,
-				 * else "" */
+				 * else "".  When the package ships an
+				 * md5sums member (nothing to generate),
+				 * only conffiles get one. */
 };
 
 /* Embedded object: init / destroy. */

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <md5.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -54,11 +55,23 @@ struct pkg {
 	char **obsolete_info;	/* info/ files of the old version the new
 				 * one does not ship */
 	size_t nobsolete_info;
+	/* paths of the old list the new version lacks (not its conffiles) */
+	const char **obsolete;
+	size_t nobsolete;
+	const char **late_rmdir;	/* obsolete directories to remove after
+					 * the record */
+	size_t nlate_rmdir;
+	/* old conffiles the new version does not ship: kept, and recorded
+	 * as obsolete with their hash, as dpkg does */
+	struct conffile *obsolete_conf;	/* flags holds the hash */
+	size_t nobsolete_conf;
 	struct conffile *conffiles;
 	size_t nconffiles;
 	struct unpkg_strmap confmap;	/* path -> struct conffile * */
 	struct unpkg_filelist files;
 	int has_postinst;
+	int upgrade;		/* a version other than config-files is
+				 * installed: dpkg's "upgrade", not "install" */
 	enum pkg_state state;
 };
 
@@ -84,10 +97,19 @@ struct run {
 	int sync_failed;	/* a sync failed: configure nothing more */
 };
 
-static void pkg_destroy(struct pkg *p)
+static void conffiles_free(struct conffile *v, size_t n)
 {
 	size_t i;
 
+	for (i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].flags);
+	}
+	free(v);
+}
+
+static void pkg_destroy(struct pkg *p)
+{
 	unpkg_deb_free(p->deb);
 	unpkg_para_destroy(&p->control);
 	free(p->name);
@@ -99,11 +121,10 @@ static void pkg_destroy(struct pkg *p)
 	free(p->old_conffiles);
 	unpkg_db_list_free(p->old_files, p->nold_files);
 	unpkg_db_list_free(p->obsolete_info, p->nobsolete_info);
-	for (i = 0; i < p->nconffiles; i++) {
-		free(p->conffiles[i].path);
-		free(p->conffiles[i].flags);
-	}
-	free(p->conffiles);
+	free(p->obsolete);
+	free(p->late_rmdir);
+	conffiles_free(p->obsolete_conf, p->nobsolete_conf);
+	conffiles_free(p->conffiles, p->nconffiles);
 	unpkg_strmap_destroy(&p->confmap);
 	unpkg_filelist_destroy(&p->files);
 }
@@ -214,6 +235,65 @@ static int parse_conffiles(struct pkg *p, const struct unpkg_deb_member *m,
 					     "conffiles: '%s' listed twice",
 					     cf->path);
 		s = eol + 1;
+	}
+	return 0;
+}
+
+static int is_conffile_flag(const char *w, size_t n)
+{
+	return (n == 8 && memcmp(w, "obsolete", 8) == 0) ||
+	       (n == 17 && memcmp(w, "remove-on-upgrade", 17) == 0);
+}
+
+/* The old version's conffiles that the new one does not ship, from the
+ * old Conffiles value: " PATH HASH [FLAG...]" lines, read from the end
+ * since a path may hold spaces. */
+static int find_obsolete_conffiles(struct pkg *p, struct unpkg_err *err)
+{
+	const char *s = p->old_conffiles;
+
+	while (s != NULL && *s != '\0') {
+		const char *eol = strchr(s, '\n');
+		const char *path = s, *end = eol != NULL ? eol : s + strlen(s);
+		const char *word;
+		struct conffile cf, *grown;
+
+		s = eol != NULL ? eol + 1 : end;
+		while (path < end && *path == ' ')
+			path++;
+		for (;;) {
+			while (end > path && end[-1] == ' ')
+				end--;
+			word = end;
+			while (word > path && word[-1] != ' ')
+				word--;
+			if (word == end || !is_conffile_flag(word, (size_t)(end - word)))
+				break;
+			end = word;
+		}
+		if (word == path || word == end)
+			continue;	/* no path and hash */
+		cf.path = strndup(path, (size_t)(word - 1 - path));
+		cf.flags = strndup(word, (size_t)(end - word));
+		if (cf.path == NULL || cf.flags == NULL) {
+			free(cf.path);
+			free(cf.flags);
+			return unpkg_err_nomem(err);
+		}
+		if (unpkg_strmap_get(&p->confmap, cf.path) != NULL) {
+			free(cf.path);
+			free(cf.flags);
+			continue;
+		}
+		grown = realloc(p->obsolete_conf,
+				(p->nobsolete_conf + 1) * sizeof(*grown));
+		if (grown == NULL) {
+			free(cf.path);
+			free(cf.flags);
+			return unpkg_err_nomem(err);
+		}
+		p->obsolete_conf = grown;
+		grown[p->nobsolete_conf++] = cf;
 	}
 	return 0;
 }
@@ -411,6 +491,71 @@ static int check_relations(struct run *r, const struct pkg *p,
 	return ok;
 }
 
+/* An interrupted run of this package may have left info/KEY.list.dpkg-tmp,
+ * the list it was replacing: the paths only that one names were moved
+ * aside as NAME.dpkg-tmp (or are already gone).  Put such files back and
+ * add those paths to the old list, so that this run removes them. */
+static int recover_old_files(struct run *r, struct pkg *p, const char *key,
+			     struct unpkg_err *err)
+{
+	struct unpkg_strmap known;
+	char **prev = NULL, **grown;
+	size_t nprev = 0, i;
+	int ret = -1;
+
+	unpkg_strmap_init(&known);
+	if (unpkg_db_read_list_backup(r->db, key, &prev, &nprev, err) < 0)
+		goto out;
+	if (nprev == 0) {
+		ret = 0;
+		goto out;
+	}
+	grown = realloc(p->old_files, (p->nold_files + nprev) * sizeof(*grown));
+	if (grown == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	p->old_files = grown;
+	for (i = 0; i < p->nold_files; i++)
+		if (unpkg_strmap_put(&known, p->old_files[i], p, NULL, err) < 0)
+			goto out;
+	for (i = 0; i < nprev; i++) {
+		struct unpkg_err ignored;
+		const char *base;
+		char *backup = NULL;
+		struct stat st;
+		int dfd;
+
+		if (unpkg_strmap_get(&known, prev[i]) != NULL)
+			continue;
+		/* parents first, as the list names them */
+		unpkg_err_init(&ignored);
+		dfd = unpkg_root_open_parent(r->root, prev[i] + 1, &base,
+					     &ignored);
+		if (dfd >= 0 && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+		    errno == ENOENT && asprintf(&backup, "%s.dpkg-tmp", base) >= 0) {
+			if (renameat(dfd, backup, dfd, base) < 0 &&
+			    errno != ENOENT) {
+				unpkg_err_sys(err, "cannot restore %s.dpkg-tmp",
+					      prev[i]);
+				free(backup);
+				close(dfd);
+				goto out;
+			}
+			free(backup);
+		}
+		if (dfd >= 0)
+			close(dfd);
+		p->old_files[p->nold_files++] = prev[i];
+		prev[i] = NULL;
+	}
+	ret = 0;
+out:
+	unpkg_strmap_destroy(&known);
+	unpkg_db_list_free(prev, nprev);
+	return ret;
+}
+
 static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
 	const struct unpkg_deb_member *m;
@@ -501,12 +646,17 @@ static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 		const char *cf = unpkg_para_get(&old->para, "Conffiles");
 		const char *want, *flag, *status, *cv;
 
+		p->upgrade = unpkg_db_pkg_status(old, &want, &flag,
+						 &status) != 0 ||
+			     strcmp(status, "config-files") != 0;
 		p->old_stanza = unpkg_para_format(&old->para);
 		p->old_version = v != NULL ? strdup(v) : NULL;
 		p->old_conffiles = cf != NULL ? strdup(cf) : NULL;
 		if (p->old_stanza == NULL || (v != NULL && !p->old_version) ||
 		    (cf != NULL && !p->old_conffiles))
 			return unpkg_err_nomem(err);
+		if (find_obsolete_conffiles(p, err) < 0)
+			return -1;
 		/* dpkg remembers the last configured version until the new
 		 * one is configured. */
 		if (unpkg_db_pkg_status(old, &want, &flag, &status) == 0 &&
@@ -518,7 +668,8 @@ static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 			return unpkg_err_nomem(err);
 		/* Read now: the new list replaces it during the commit. */
 		if (unpkg_db_read_list(r->db, old->key, &p->old_files,
-				       &p->nold_files, err) < 0)
+				       &p->nold_files, err) < 0 ||
+		    recover_old_files(r, p, old->key, err) < 0)
 			return -1;
 	} else {
 		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
@@ -646,6 +797,32 @@ out:
 	return ret;
 }
 
+/* info/KEY.list: the new version's paths, symlinks after everything else
+ * (each group in archive order, as dpkg lists them), then its obsolete
+ * conffiles. */
+static int list_text(const struct pkg *p, struct text *list,
+		     struct unpkg_err *err)
+{
+	size_t i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < p->files.count; i++) {
+			const struct unpkg_file *f = &p->files.files[i];
+
+			if ((f->type == UNPKG_ENTRY_SYMLINK) == pass &&
+			    text_add(list, err, "%s\n", f->path) < 0)
+				return -1;
+		}
+	}
+	for (i = 0; i < p->nobsolete_conf; i++)
+		if (unpkg_strmap_get(&p->files.index,
+				     p->obsolete_conf[i].path) == NULL &&
+		    text_add(list, err, "%s\n", p->obsolete_conf[i].path) < 0)
+			return -1;
+	return 0;
+}
+
 /* info/KEY.list, info/KEY.md5sums (generated when the package ships
  * none, as dpkg does, even if empty) and every control member but
  * control itself. */
@@ -653,7 +830,7 @@ static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
 	struct text list = { 0 }, sums = { 0 };
 	size_t i;
-	int dir, pass, ret = -1;
+	int dir, ret = -1;
 
 	dir = unpkg_commit_dir(r->commit, r->admroot, "info", err);
 	if (dir < 0)
@@ -667,18 +844,8 @@ static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 			       m->mode & 0777, err) < 0)
 			goto out;
 	}
-	/* dpkg lists symlinks after everything else, each group in archive
-	 * order. */
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < p->files.count; i++) {
-			const struct unpkg_file *f = &p->files.files[i];
-
-			if ((f->type == UNPKG_ENTRY_SYMLINK) == pass &&
-			    text_add(&list, err, "%s\n", f->path) < 0)
-				goto out;
-		}
-	}
-	if (stage_info(r, p, dir, "list", list.s, list.len, 0644, err) < 0)
+	if (list_text(p, &list, err) < 0 ||
+	    stage_info(r, p, dir, "list", list.s, list.len, 0644, err) < 0)
 		goto out;
 	if (unpkg_deb_member(p->deb, "md5sums") == NULL) {
 		for (i = 0; i < p->files.count; i++) {
@@ -705,7 +872,8 @@ out:
 
 /* Conffiles: field for `p`: until configured, the hash recorded for the
  * old version ("newconffile" for a conffile new to the package); once
- * configured, the hash of the version the package ships. */
+ * configured, the hash of the version the package ships.  The old
+ * conffiles the new version dropped follow, marked obsolete. */
 static int conffiles_value(const struct pkg *p, int configured,
 			   struct text *v, struct unpkg_err *err)
 {
@@ -728,6 +896,11 @@ static int conffiles_value(const struct pkg *p, int configured,
 			     cf->flags != NULL ? cf->flags : "") < 0)
 			return -1;
 	}
+	for (i = 0; i < p->nobsolete_conf; i++)
+		if (text_add(v, err, "\n %s %s obsolete",
+			     p->obsolete_conf[i].path,
+			     p->obsolete_conf[i].flags) < 0)
+			return -1;
 	return 0;
 }
 
@@ -753,7 +926,8 @@ static int put_state(struct run *r, struct pkg *p, const char *flag,
 	    unpkg_db_put(r->db, p->name, p->arch, text, err) < 0)
 		goto out;
 	r->candidates_valid = 0;
-	unpkg_event_status(r->o->events, p->key, status);
+	unpkg_event_pkg_status(r->o->events, p->key, p->arch, p->version,
+			       status);
 	ret = 0;
 out:
 	free(conffiles.s);
@@ -776,15 +950,26 @@ static int write_db(struct run *r, struct unpkg_err *err)
  * next database write of the run makes it durable. */
 static void restore_pkg(struct run *r, struct pkg *p)
 {
+	const struct unpkg_db_pkg *now;
+	const char *want, *flag, *status = "not-installed";
 	struct unpkg_err err;
 
 	unpkg_err_init(&err);
 	r->candidates_valid = 0;
 	r->db_dirty = 1;
-	if (unpkg_db_put(r->db, p->name, p->arch, p->old_stanza, &err) < 0)
+	if (unpkg_db_put(r->db, p->name, p->arch, p->old_stanza, &err) < 0) {
 		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
 				 "cannot restore the database entry of %s: %s",
 				 p->key, err.msg);
+		return;
+	}
+	now = unpkg_db_find(r->db, p->name, p->arch);
+	if (now != NULL && unpkg_db_pkg_status(now, &want, &flag, &status) < 0)
+		status = "not-installed";
+	unpkg_event_pkg_status(r->o->events, p->key, p->arch,
+			       now != NULL ? unpkg_para_get(&now->para,
+							    "Version") : NULL,
+			       status);
 }
 /* --- unpack -------------------------------------------------------------- */
 
@@ -848,65 +1033,260 @@ static int new_identities(struct run *r, const struct pkg *p,
 	return 0;
 }
 
-/* Remove what the old version had and the new one lacks, deepest first,
- * as dpkg does after unpacking: not the old conffiles (dpkg keeps them,
- * as obsolete), not files another package lists, directories only when
- * empty.  What cannot be removed is left with a warning. */
-static int remove_obsolete(struct run *r, struct pkg *p, struct unpkg_err *err)
+/* The old version's paths the new one lacks, but its conffiles (kept,
+ * as dpkg keeps them); in the old list's order, parents first. */
+static int find_obsolete(struct pkg *p, struct unpkg_err *err)
 {
-	struct devino *ids = NULL;
-	size_t nids = 0, i;
 	char hash[33];
+	size_t i;
 
-	for (i = p->nold_files; i-- > 0;) {
+	if (p->nold_files == 0)
+		return 0;
+	p->obsolete = malloc(p->nold_files * sizeof(*p->obsolete));
+	if (p->obsolete == NULL)
+		return unpkg_err_nomem(err);
+	for (i = 0; i < p->nold_files; i++) {
 		const char *path = p->old_files[i];
-		struct devino key;
-		struct unpkg_err e2;
-		const char *base;
-		struct stat st;
-		int dfd;
 
 		if (strcmp(path, "/.") == 0 || path[0] != '/' ||
 		    unpkg_strmap_get(&p->files.index, path) != NULL)
 			continue;
 		recorded_hash(p, path, hash);
-		if (hash[0] != '\0')
+		if (hash[0] == '\0')
+			p->obsolete[p->nobsolete++] = path;
+	}
+	return 0;
+}
+
+static int add_late_rmdir(struct pkg *p, const char *path,
+			  struct unpkg_err *err)
+{
+	const char **grown = realloc(p->late_rmdir, (p->nlate_rmdir + 1) *
+						    sizeof(*grown));
+
+	if (grown == NULL)
+		return unpkg_err_nomem(err);
+	p->late_rmdir = grown;
+	grown[p->nlate_rmdir++] = path;
+	return 0;
+}
+
+static int is_subdir(int dfd, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_DIR;
+	return fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+/* 1 if every entry beneath directory `name` in `dfd` (the old path
+ * `path`) is in `gone`, 0 if not, -1 on error. */
+static int all_gone(int dfd, const char *name, const char *path,
+		    const struct unpkg_strmap *gone, struct unpkg_err *err)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd, ret = 1;
+
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (dir == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return unpkg_err_sys(err, "cannot read directory %s", path);
+	}
+	while (ret == 1 && (de = readdir(dir)) != NULL) {
+		char *full;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (unpkg_strmap_get(&r->run_files, path) != NULL)
-			continue;
-		if (unpkg_db_load_files(r->db, err) < 0)
-			goto fail;
-		if (unpkg_db_file_owner(r->db, path, p->key) != NULL)
-			continue;
-		if (lstat_in_root(r, path, &st) < 0)
-			continue;	/* already gone */
-		if (!S_ISDIR(st.st_mode)) {
-			if (ids == NULL && new_identities(r, p, &ids, &nids,
-							  err) < 0)
-				goto fail;
-			key.dev = st.st_dev;
-			key.ino = st.st_ino;
-			if (bsearch(&key, ids, nids, sizeof(key), cmp_devino))
-				continue;
+		if (asprintf(&full, "%s/%s", path, de->d_name) < 0) {
+			ret = unpkg_err_nomem(err);
+			break;
 		}
-		unpkg_err_init(&e2);
-		dfd = unpkg_root_open_parent(r->root, path + 1, &base, &e2);
-		if (dfd < 0)
+		if (unpkg_strmap_get(gone, full) == NULL)
+			ret = 0;
+		else if (is_subdir(dirfd(dir), de))
+			ret = all_gone(dirfd(dir), de->d_name, full, gone, err);
+		free(full);
+	}
+	closedir(dir);
+	return ret;
+}
+
+/* 1 if an ancestor of `path` is in `moved`. */
+static int under_moved(const char *path, const struct unpkg_strmap *moved)
+{
+	char buf[PATH_MAX];
+	char *slash;
+
+	if (strlen(path) >= sizeof(buf))
+		return 0;
+	strcpy(buf, path);
+	while ((slash = strrchr(buf, '/')) != NULL && slash != buf) {
+		*slash = '\0';
+		if (unpkg_strmap_get(moved, buf) != NULL)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether obsolete `path` may go: not when another package lists it, nor
+ * a file the new version installed under another name (merged /usr). */
+static int may_remove(struct run *r, struct pkg *p, const char *path,
+		      struct stat *st, struct devino **ids, size_t *nids,
+		      struct unpkg_err *err)
+{
+	struct devino key;
+
+	if (unpkg_strmap_get(&r->run_files, path) != NULL)
+		return 0;
+	if (unpkg_db_load_files(r->db, err) < 0)
+		return -1;
+	if (unpkg_db_file_owner(r->db, path, p->key) != NULL ||
+	    lstat_in_root(r, path, st) < 0)
+		return 0;
+	if (S_ISDIR(st->st_mode))
+		return 1;
+	if (*ids == NULL && new_identities(r, p, ids, nids, err) < 0)
+		return -1;
+	key.dev = st->st_dev;
+	key.ino = st->st_ino;
+	return bsearch(&key, *ids, *nids, sizeof(key), cmp_devino) == NULL;
+}
+
+/* Remove the obsolete paths as dpkg does after unpacking: not files
+ * another package lists, directories only when nothing else is in them.
+ * Each goes aside as NAME.dpkg-tmp (a directory whole, with everything
+ * beneath it), so that a failure before the record can put it back.
+ * Where a directory cannot be moved (EXDEV on overlayfs), its entries are
+ * moved one by one and the directory itself is removed after the record.
+ * What cannot be removed is left with a warning. */
+static int remove_obsolete(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	struct unpkg_strmap gone, moved;
+	struct devino *ids = NULL;
+	size_t nids = 0, i;
+	int ret = -1;
+
+	unpkg_strmap_init(&gone);
+	unpkg_strmap_init(&moved);
+	for (i = 0; i < p->nobsolete; i++) {
+		struct stat st;
+		int ok = may_remove(r, p, p->obsolete[i], &st, &ids, &nids,
+				    err);
+
+		if (ok < 0 || (ok > 0 &&
+			       unpkg_strmap_put(&gone, p->obsolete[i],
+						(void *)p->obsolete[i], NULL,
+						err) < 0))
+			goto out;
+	}
+	for (i = 0; i < p->nobsolete; i++) {
+		const char *path = p->obsolete[i];
+		const char *slash = strrchr(path, '/');
+		struct unpkg_err why;
+		struct stat st;
+		char *parent;
+		int dir, dfd, is_dir;
+
+		if (unpkg_strmap_get(&gone, path) == NULL ||
+		    under_moved(path, &moved) ||
+		    lstat_in_root(r, path, &st) < 0)
 			continue;
-		if (unlinkat(dfd, base, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0 &&
-		    errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
+		is_dir = S_ISDIR(st.st_mode);
+		parent = strndup(path + 1, slash == path ? 0
+					   : (size_t)(slash - path - 1));
+		if (parent == NULL) {
+			unpkg_err_nomem(err);
+			goto out;
+		}
+		dir = unpkg_commit_dir(r->commit, r->root, parent, err);
+		free(parent);
+		dfd = dir >= 0 ? unpkg_commit_dirfd(r->commit, dir, err) : -1;
+		if (dfd < 0)
+			goto out;
+		if (is_dir) {
+			int all = all_gone(dfd, slash + 1, path, &gone, err);
+
+			if (all < 0)
+				goto out;
+			if (all == 0)
+				continue;	/* dpkg keeps it too */
+		}
+		unpkg_err_init(&why);
+		if (unpkg_commit_remove(r->commit, dir, slash + 1, is_dir,
+					&why) == 0) {
+			if (unpkg_strmap_put(&moved, path, (void *)path, NULL,
+					     err) < 0)
+				goto out;
+		} else if (is_dir && why.errnum == EXDEV) {
+			if (add_late_rmdir(p, path, err) < 0)
+				goto out;
+		} else {
 			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
 					 "unable to delete old %s '%s': %s",
-					 S_ISDIR(st.st_mode) ? "directory"
-							     : "file",
-					 path, strerror(errno));
+					 is_dir ? "directory" : "file", path,
+					 why.msg);
+		}
+	}
+	ret = 0;
+out:
+	unpkg_strmap_destroy(&gone);
+	unpkg_strmap_destroy(&moved);
+	free(ids);
+	return ret;
+}
+
+/* The directories that could not be moved aside, deepest first, once
+ * their entries are gone for good. */
+static void late_rmdirs(struct run *r, struct pkg *p)
+{
+	size_t i;
+
+	for (i = p->nlate_rmdir; i-- > 0;) {
+		struct unpkg_err ignored;
+		const char *base;
+		int dfd;
+
+		unpkg_err_init(&ignored);
+		dfd = unpkg_root_open_parent(r->root, p->late_rmdir[i] + 1,
+					     &base, &ignored);
+		if (dfd < 0)
+			continue;
+		if (unlinkat(dfd, base, AT_REMOVEDIR) < 0 && errno != ENOENT &&
+		    errno != ENOTEMPTY && errno != EEXIST)
+			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
+					 "unable to delete old directory "
+					 "'%s': %s", p->late_rmdir[i],
+					 strerror(errno));
 		close(dfd);
 	}
-	free(ids);
-	return 0;
-fail:
-	free(ids);
-	return -1;
+	p->nlate_rmdir = 0;
+}
+
+/* An interrupted run moved an old info/ file aside as NAME.dpkg-tmp:
+ * put it back where nothing has taken its name, so that it is removed
+ * like the rest.  0, or -1 with errno set. */
+static int unmove_info(int dfd, const char *name)
+{
+	size_t len = strlen(name);
+	char *base;
+	int ret = 0;
+
+	if (len <= 9 || strcmp(name + len - 9, ".dpkg-tmp") != 0)
+		return 0;
+	base = strndup(name, len - 9);
+	if (base == NULL)
+		return -1;
+	if (faccessat(dfd, base, F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
+	    errno == ENOENT && renameat(dfd, name, dfd, base) < 0 &&
+	    errno != ENOENT)
+		ret = -1;
+	free(base);
+	return ret;
 }
 
 /* Note the info/KEY.* files of the old version that the new one does
@@ -928,6 +1308,16 @@ static int find_obsolete_info(struct run *r, struct pkg *p,
 		close(fd);
 		return unpkg_err_sys(err, "cannot read info/");
 	}
+	/* first what an interrupted run moved aside, then the scan */
+	while ((de = readdir(dir)) != NULL)
+		if (strncmp(de->d_name, p->key, klen) == 0 &&
+		    de->d_name[klen] == '.' &&
+		    unmove_info(dirfd(dir), de->d_name) < 0) {
+			closedir(dir);
+			return unpkg_err_sys(err, "cannot restore info/%s",
+					     de->d_name);
+		}
+	rewinddir(dir);
 	while ((de = readdir(dir)) != NULL) {
 		const char *member = de->d_name + klen + 1;
 		char **grown;
@@ -960,20 +1350,18 @@ static int remove_obsolete_info(struct run *r, struct pkg *p,
 				struct unpkg_err *err)
 {
 	size_t i;
-	int fd, ret = 0;
+	int dir;
 
 	if (p->nobsolete_info == 0)
 		return 0;
-	fd = unpkg_root_openat(r->admroot, "info", O_RDONLY | O_DIRECTORY, 0,
-			       err);
-	if (fd < 0)
+	dir = unpkg_commit_dir(r->commit, r->admroot, "info", err);
+	if (dir < 0)
 		return -1;
 	for (i = 0; i < p->nobsolete_info; i++)
-		if (unlinkat(fd, p->obsolete_info[i], 0) < 0 && errno != ENOENT)
-			ret = unpkg_err_sys(err, "cannot remove info/%s",
-					    p->obsolete_info[i]);
-	close(fd);
-	return ret;
+		if (unpkg_commit_remove(r->commit, dir, p->obsolete_info[i], 0,
+					err) < 0)
+			return -1;
+	return 0;
 }
 /* Stage everything of `p` in the run's transaction. */
 static int extract_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
@@ -999,7 +1387,7 @@ static int extract_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
 				 "Unpacking %s (%s) ...", p->key, p->version);
 	if (unpkg_extract(p->deb, &xo, &p->files, err) < 0 ||
-	    stage_infodb(r, p, err) < 0 ||
+	    find_obsolete(p, err) < 0 || stage_infodb(r, p, err) < 0 ||
 	    (p->old_stanza != NULL && find_obsolete_info(r, p, err) < 0))
 		return -1;
 	unpkg_deb_free(p->deb);
@@ -1014,28 +1402,58 @@ static int extract_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	return 0;
 }
 
+/* The old versions' leftovers go once the new files are in place, moved
+ * aside until the record; a second finish makes that durable first. */
+static int remove_old(struct run *r, struct unpkg_err *err)
+{
+	struct unpkg_commit_savepoint before, after;
+	size_t i;
+
+	unpkg_commit_savepoint(r->commit, &before);
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+
+		if (p->state == PKG_EXTRACTED && p->old_stanza != NULL &&
+		    (remove_obsolete(r, p, err) < 0 ||
+		     remove_obsolete_info(r, p, err) < 0))
+			return -1;
+	}
+	unpkg_commit_savepoint(r->commit, &after);
+	if (after.entries == before.entries)
+		return 0;
+	return unpkg_commit_finish(r->commit, err);
+}
+
+/* The new state is durable: the backups can go.  A failure to remove one
+ * leaves debris, not damage. */
+static void release(struct run *r)
+{
+	struct unpkg_err warn;
+
+	unpkg_err_init(&warn);
+	if (unpkg_commit_release(r->commit, &warn) < 0)
+		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, NULL, "%s",
+				 warn.msg);
+}
+
 /* Commit every extracted package: one barrier, one rename pass, the old
  * versions' leftovers removed, and one database write recording them all
  * as unpacked.  Then the backups can go. */
 static int commit_group(struct run *r, struct unpkg_err *err)
 {
-	struct unpkg_err warn;
 	double t;
 	size_t i;
 
 	if (unpkg_commit_finish(r->commit, err) < 0)
 		return -1;
 	t = unpkg_now();
+	if (remove_old(r, err) < 0)
+		return -1;
 	for (i = 0; i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
 
-		if (p->state != PKG_EXTRACTED)
-			continue;
-		if (p->old_stanza != NULL &&
-		    (remove_obsolete(r, p, err) < 0 ||
-		     remove_obsolete_info(r, p, err) < 0))
-			return -1;
-		if (put_state(r, p, "ok", "unpacked", err) < 0)
+		if (p->state == PKG_EXTRACTED &&
+		    put_state(r, p, "ok", "unpacked", err) < 0)
 			return -1;
 	}
 	if (write_db(r, err) < 0)
@@ -1044,10 +1462,9 @@ static int commit_group(struct run *r, struct unpkg_err *err)
 		if (r->pkgs[i].state == PKG_EXTRACTED)
 			r->pkgs[i].state = PKG_UNPACKED;
 	timed(r, UNPKG_PHASE_RECORD, t);
-	unpkg_err_init(&warn);
-	if (unpkg_commit_release(r->commit, &warn) < 0)
-		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, NULL, "%s",
-				 warn.msg);
+	release(r);
+	for (i = 0; i < r->npkgs; i++)
+		late_rmdirs(r, &r->pkgs[i]);
 	return 0;
 }
 /* --- configure ------------------------------------------------------------ */
@@ -1075,6 +1492,12 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 
 		if (parent == NULL)
 			return unpkg_err_nomem(err);
+		if (idx == 0) {
+			/* listed but not shipped: dpkg records it as
+			 * newconffile and installs nothing */
+			free(parent);
+			continue;
+		}
 		dir = unpkg_commit_dir(r->commit, r->root, parent, err);
 		if (dir < 0)
 			goto next;
@@ -1092,7 +1515,8 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 					      p->conffiles[i].path);
 			else
 				ret = unpkg_commit_stage(r->commit, dir, tmp,
-							 base, -1, 0, err);
+							 base, -1,
+							 UNPKG_STAGE_KEEP, err);
 			goto next;
 		}
 		if (file_md5(dfd, base, have, err) < 0)
@@ -1100,6 +1524,7 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 		recorded_hash(p, p->conffiles[i].path, recorded);
 		if (strcmp(have, newhash) == 0 || strcmp(have, recorded) == 0) {
 			ret = unpkg_commit_stage(r->commit, dir, tmp, base, -1,
+						 UNPKG_STAGE_KEEP |
 						 UNPKG_STAGE_BACKUP, err);
 			goto next;
 		}
@@ -1108,10 +1533,13 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 				 "kept; the package's version is installed as "
 				 "'%s.dpkg-dist'", p->conffiles[i].path,
 				 p->conffiles[i].path);
+		unpkg_event_conffile(r->o->events, p->key,
+				     p->conffiles[i].path, "keep");
 		ret = unpkg_commit_stage(r->commit, dir, tmp, dist, -1,
-					 fstatat(dfd, dist, &st,
-						 AT_SYMLINK_NOFOLLOW) == 0
-						 ? UNPKG_STAGE_BACKUP : 0,
+					 UNPKG_STAGE_KEEP |
+					 (fstatat(dfd, dist, &st,
+						  AT_SYMLINK_NOFOLLOW) == 0
+						  ? UNPKG_STAGE_BACKUP : 0),
 					 err);
 next:
 		free(parent);
@@ -1168,6 +1596,8 @@ static int configure_pkgs(struct run *r, struct unpkg_err *err)
 			r->failed++;
 			continue;
 		}
+		unpkg_event_processing(r->o->events, "configure", p->key,
+				       p->arch, p->version, p->version);
 		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
 				 "Setting up %s (%s) ...", p->key, p->version);
 		p->state = PKG_INSTALLED;
@@ -1183,13 +1613,26 @@ static int configure_pkgs(struct run *r, struct unpkg_err *err)
 			goto fail;
 	if (write_db(r, err) < 0)
 		goto fail;
-	if (unpkg_commit_release(r->commit, err) < 0)
-		goto fail;
+	release(r);
 done:
 	timed(r, UNPKG_PHASE_CONFIGURE, t);
 	return 0;
 fail:
+	/* Back to unpacked, conffiles waiting as NAME.dpkg-new: the caller
+	 * writes the database once more, without retrying a failed sync. */
 	unpkg_commit_abort(r->commit);
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+		struct unpkg_err ignored;
+
+		if (p->state != PKG_INSTALLED)
+			continue;
+		unpkg_err_init(&ignored);
+		p->state = PKG_UNPACKED;
+		if (put_state(r, p, "ok", "unpacked", &ignored) < 0)
+			restore_pkg(r, p);
+		r->db_dirty = 1;
+	}
 	return -1;
 }
 
@@ -1206,6 +1649,10 @@ static int mark_all(struct run *r, struct unpkg_err *err)
 
 		if (p->state != PKG_OPENED)
 			continue;
+		unpkg_event_processing(r->o->events,
+				       p->upgrade ? "upgrade" : "install",
+				       p->key, p->arch, p->old_version,
+				       p->version);
 		if (put_state(r, p, "reinstreq", "half-installed", err) < 0)
 			return -1;
 		p->state = PKG_MARKED;
@@ -1319,8 +1766,15 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	}
 	timed(&r, UNPKG_PHASE_OPEN, t);
 
-	if (mark_all(&r, err) < 0)
+	if (mark_all(&r, err) < 0) {
+		/* Nothing was touched: the database goes back too. */
+		for (i = 0; i < n; i++)
+			if (r.pkgs[i].state == PKG_MARKED)
+				restore_pkg(&r, &r.pkgs[i]);
+		if (r.db_dirty)
+			write_db(&r, err);
 		goto out;
+	}
 
 	for (i = 0; i < n; i++) {
 		struct pkg *p = &r.pkgs[i];
@@ -1359,10 +1813,18 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	if (r.db_dirty && write_db(&r, err) < 0)
 		goto out;
 	/* After a failed sync nothing more is committed in this run. */
-	if (o->configure && !r.sync_failed && configure_pkgs(&r, err) < 0)
+	if (o->configure && !r.sync_failed && configure_pkgs(&r, err) < 0) {
+		if (r.db_dirty)
+			write_db(&r, err);	/* the first error wins */
 		goto out;
+	}
 	ret = r.failed;
 out:
+	if (r.db != NULL && !unpkg_db_durable(r.db))
+		unpkg_event_emit(o->events, UNPKG_EV_WARNING, NULL,
+				 "a sync of the database failed: what was "
+				 "written after it is not durable; check the "
+				 "disk, then run unpkg again");
 	if (r.commit != NULL)
 		snprintf(r.stats->strategy, sizeof(r.stats->strategy), "%s",
 			 unpkg_commit_strategy(r.commit));

@@ -1,21 +1,31 @@
 /* unpkg - install Debian packages like dpkg, made durable with few device
- * cache flushes.  This file is the command line: it parses options, reads
- * dpkg's configuration, renders libunpkg's events and sets the exit
- * status.  The work is done by libunpkg (lib/). */
+ * cache flushes.  This file is the command line: it parses dpkg's options
+ * (from dpkg's configuration files, then from the command line), hands the
+ * actions unpkg does not implement to stock dpkg, renders libunpkg's
+ * events (as progress lines, --status-fd lines and --log lines) and sets
+ * the exit status.  The work is done by libunpkg (lib/). */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commit.h"
 #include "dpkgcfg.h"
+#include "force.h"
 #include "install.h"
 
 enum {
@@ -23,34 +33,207 @@ enum {
 	EXIT_FATAL = 2,		/* usage error or the run could not start */
 };
 
-enum action {
-	ACTION_NONE,
-	ACTION_INSTALL,
-	ACTION_UNPACK,
+#define DEFAULT_DPKG "/usr/bin/dpkg"
+
+/* --- the option table --------------------------------------------------- */
+
+enum arg {
+	ARG_NONE,		/* --foo */
+	ARG_VALUE,		/* --foo=V, --foo V, -fV, -f V */
+	ARG_SUFFIX,		/* --foo-V (--force-<thing>) */
+};
+
+/* Who carries out an action. */
+enum handler {
+	BY_UNPKG_INSTALL,	/* -i: unpack and configure in-process */
+	BY_UNPKG_UNPACK,	/* --unpack in-process */
+	BY_DPKG,		/* stock dpkg, with the same arguments */
+};
+
+enum opt_id {
+	/* actions */
+	A_INSTALL, A_UNPACK, A_DPKG,
+	/* answered at once */
+	I_HELP, I_VERSION,
+	/* options */
+	OPT_ADMINDIR, OPT_ROOT, OPT_INSTDIR, OPT_SYNC, OPT_STATS, OPT_FORCE, OPT_NO_FORCE,
+	OPT_REFUSE, OPT_STATUS_FD, OPT_STATUS_LOGGER, OPT_LOG, OPT_ABORT_AFTER,
+	OPT_RECURSIVE, OPT_PENDING, OPT_NO_TRIGGERS, OPT_TRIGGERS,
+	OPT_AUTO_DECONFIGURE, OPT_DEBUG, OPT_PRE_INVOKE, OPT_POST_INVOKE,
+	OPT_PATH_EXCLUDE, OPT_PATH_INCLUDE, OPT_SELECTED_ONLY, OPT_SKIP_SAME_VERSION,
+	OPT_REFUSE_DOWNGRADE, OPT_NO_ACT, OPT_IGNORE_DEPENDS, OPT_NO_DEBSIG,
+	OPT_NO_PAGER, OPT_ROBOT, OPT_VERIFY_FORMAT,
+};
+
+struct opt_info {
+	const char *name;	/* long name without "--"; for a prefix
+				 * entry (prefix set) the part before the
+				 * variable rest: "assert-" */
+	char letter;		/* short option, 0 if none */
+	unsigned char arg;	/* enum arg */
+	unsigned char prefix;	/* name is a prefix: --assert-<feature> */
+	unsigned char id;	/* enum opt_id */
+	unsigned char handler;	/* actions: enum handler */
+};
+
+#define ACT(n, l, id, h) { n, l, ARG_NONE, 0, id, h }
+#define DPKG_ACT(n, l) { n, l, ARG_NONE, 0, A_DPKG, BY_DPKG }
+#define OPT(n, l, a, id) { n, l, a, 0, id, 0 }
+
+/* dpkg 1.21's command line.  The dispatch of the actions: the two that
+ * unpkg implements, and the rest, which stock dpkg carries out on the same
+ * database (dpkg itself hands -l/-s/-L/-S/-p to dpkg-query and
+ * -b/-c/-e/-I/-f/-x/-X/--*-tarfile to dpkg-deb).  To take over another
+ * action, give it a handler of its own here and in main(). */
+static const struct opt_info opts[] = {
+	ACT("install", 'i', A_INSTALL, BY_UNPKG_INSTALL),
+	ACT("unpack", 0, A_UNPACK, BY_UNPKG_UNPACK),
+	DPKG_ACT("record-avail", 'A'),
+	DPKG_ACT("configure", 0),
+	DPKG_ACT("triggers-only", 0),
+	DPKG_ACT("remove", 'r'),
+	DPKG_ACT("purge", 'P'),
+	DPKG_ACT("verify", 'V'),
+	DPKG_ACT("get-selections", 0),
+	DPKG_ACT("set-selections", 0),
+	DPKG_ACT("clear-selections", 0),
+	DPKG_ACT("update-avail", 0),
+	DPKG_ACT("merge-avail", 0),
+	DPKG_ACT("clear-avail", 0),
+	DPKG_ACT("forget-old-unavail", 0),
+	DPKG_ACT("status", 's'),
+	DPKG_ACT("print-avail", 'p'),
+	DPKG_ACT("listfiles", 'L'),
+	DPKG_ACT("list", 'l'),
+	DPKG_ACT("search", 'S'),
+	DPKG_ACT("audit", 'C'),
+	DPKG_ACT("yet-to-unpack", 0),
+	DPKG_ACT("predep-package", 0),
+	DPKG_ACT("add-architecture", 0),
+	DPKG_ACT("remove-architecture", 0),
+	DPKG_ACT("print-architecture", 0),
+	DPKG_ACT("print-foreign-architectures", 0),
+	DPKG_ACT("compare-versions", 0),
+	DPKG_ACT("build", 'b'),
+	DPKG_ACT("contents", 'c'),
+	DPKG_ACT("control", 'e'),
+	DPKG_ACT("info", 'I'),
+	DPKG_ACT("field", 'f'),
+	DPKG_ACT("extract", 'x'),
+	DPKG_ACT("vextract", 'X'),
+	DPKG_ACT("ctrl-tarfile", 0),
+	DPKG_ACT("fsys-tarfile", 0),
+	{ "command-fd", 0, ARG_VALUE, 0, A_DPKG, BY_DPKG },
+	{ "assert-", 0, ARG_NONE, 1, A_DPKG, BY_DPKG },
+	{ "validate-", 0, ARG_NONE, 1, A_DPKG, BY_DPKG },
+	OPT("help", '?', ARG_NONE, I_HELP),
+	OPT("help", 'h', ARG_NONE, I_HELP),
+	OPT("version", 0, ARG_NONE, I_VERSION),
+	OPT("admindir", 0, ARG_VALUE, OPT_ADMINDIR),
+	OPT("root", 0, ARG_VALUE, OPT_ROOT),
+	OPT("instdir", 0, ARG_VALUE, OPT_INSTDIR),
+	OPT("sync", 0, ARG_VALUE, OPT_SYNC),
+	OPT("stats", 0, ARG_NONE, OPT_STATS),
+	/* exact names before the force prefixes they start with */
+	OPT("refuse-downgrade", 'G', ARG_NONE, OPT_REFUSE_DOWNGRADE),
+	OPT("force", 0, ARG_SUFFIX, OPT_FORCE),
+	OPT("no-force", 0, ARG_SUFFIX, OPT_NO_FORCE),
+	OPT("refuse", 0, ARG_SUFFIX, OPT_REFUSE),
+	OPT("status-fd", 0, ARG_VALUE, OPT_STATUS_FD),
+	OPT("status-logger", 0, ARG_VALUE, OPT_STATUS_LOGGER),
+	OPT("log", 0, ARG_VALUE, OPT_LOG),
+	OPT("abort-after", 0, ARG_VALUE, OPT_ABORT_AFTER),
+	OPT("recursive", 'R', ARG_NONE, OPT_RECURSIVE),
+	OPT("pending", 'a', ARG_NONE, OPT_PENDING),
+	OPT("no-triggers", 0, ARG_NONE, OPT_NO_TRIGGERS),
+	OPT("triggers", 0, ARG_NONE, OPT_TRIGGERS),
+	OPT("auto-deconfigure", 'B', ARG_NONE, OPT_AUTO_DECONFIGURE),
+	OPT("debug", 'D', ARG_VALUE, OPT_DEBUG),
+	OPT("pre-invoke", 0, ARG_VALUE, OPT_PRE_INVOKE),
+	OPT("post-invoke", 0, ARG_VALUE, OPT_POST_INVOKE),
+	OPT("path-exclude", 0, ARG_VALUE, OPT_PATH_EXCLUDE),
+	OPT("path-include", 0, ARG_VALUE, OPT_PATH_INCLUDE),
+	OPT("selected-only", 'O', ARG_NONE, OPT_SELECTED_ONLY),
+	OPT("skip-same-version", 'E', ARG_NONE, OPT_SKIP_SAME_VERSION),
+	OPT("no-act", 0, ARG_NONE, OPT_NO_ACT),
+	OPT("dry-run", 0, ARG_NONE, OPT_NO_ACT),
+	OPT("simulate", 0, ARG_NONE, OPT_NO_ACT),
+	OPT("ignore-depends", 0, ARG_VALUE, OPT_IGNORE_DEPENDS),
+	OPT("no-debsig", 0, ARG_NONE, OPT_NO_DEBSIG),
+	OPT("no-pager", 0, ARG_NONE, OPT_NO_PAGER),
+	OPT("robot", 0, ARG_NONE, OPT_ROBOT),
+	OPT("verify-format", 0, ARG_VALUE, OPT_VERIFY_FORMAT),
+};
+
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+static int is_action(const struct opt_info *oi)
+{
+	return oi->id <= A_DPKG;
+}
+
+/* One option as given: on the command line or in a configuration file. */
+struct item {
+	const struct opt_info *oi;
+	char *name;		/* as written, for messages: "--foo", "-f" */
+	char *value;		/* value or suffix, or NULL */
+	const char *file;	/* configuration file, NULL: command line */
+};
+
+struct items {
+	struct item *v;
+	size_t n;
+};
+
+/* --- the state of a run --------------------------------------------------- */
+
+struct strlist {
+	char **v;
+	size_t n;
 };
 
 struct cli {
-	enum action action;
+	const struct item *action;	/* NULL until one is given */
 	const char *action_name;	/* "--install", for messages */
+	int recursive;
 	char *instdir;
 	char *admindir;
 	int sync;
 	char sync_reason[512];
 	int stats;
-	int force_depends;
+	unsigned int force;		/* UNPKG_FORCE_* in force */
+	unsigned int force_named;	/* ... of them switched on by name */
+	int abort_after;
+	int no_triggers;
+	int auto_deconfigure;
+	const char *needs_dpkg;		/* an option only dpkg implements */
+	struct strlist pre_invoke, post_invoke, path_filters, status_loggers;
+	/* outputs */
+	int *status_fds;
+	size_t nstatus_fds;
+	pid_t *loggers;
+	size_t nloggers;
+	char *logfile;
+	int log_fd;
+	int status_broken;		/* a status write failed */
 	/* names of what failed, for dpkg's closing summary */
 	char **failed;
 	size_t nfailed;
 };
 
 static const char usage_text[] =
-	"Usage: unpkg [<option>...] -i|--install <file.deb>...\n"
-	"       unpkg [<option>...] --unpack <file.deb>...\n"
+	"Usage: unpkg [<option>...] -i|--install <file.deb>... | -R <dir>...\n"
+	"       unpkg [<option>...] --unpack <file.deb>... | -R <dir>...\n"
+	"       unpkg [<option>...] <any other dpkg action>...\n"
 	"\n"
 	"Install Debian packages the way dpkg does, into the same database,\n"
-	"made durable with a few device cache flushes per run.\n"
+	"made durable with a few device cache flushes per run.  unpkg takes\n"
+	"dpkg's command line; it carries out --install and --unpack itself\n"
+	"and hands every other action (--configure, --remove, --purge, -l,\n"
+	"-s, -L, -S, --print-architecture, ...) to stock dpkg ($UNPKG_DPKG,\n"
+	"default " DEFAULT_DPKG ") with the same arguments.\n"
 	"\n"
-	"Actions:\n"
+	"Actions carried out by unpkg:\n"
 	"  -i, --install <file.deb>...  unpack and configure the packages\n"
 	"      --unpack <file.deb>...   unpack only (status \"unpacked\")\n"
 	"\n"
@@ -72,19 +255,49 @@ static const char usage_text[] =
 	"      --refuse-unsafe-io  sync even if force-unsafe-io is configured\n"
 	"      --force-depends     turn dependency problems into warnings\n"
 	"      --refuse-depends    undo --force-depends (the default)\n"
+	"      --force-<thing>,... --no-force-<thing>,... --refuse-<thing>,...\n"
+	"                          dpkg's force options (see --force-help)\n"
+	"  -R, --recursive         the arguments are directories: install\n"
+	"                          every *.deb below them\n"
+	"      --status-fd=<n>     write dpkg's status lines to descriptor <n>\n"
+	"      --status-logger=<command>  ... and to <command>'s stdin\n"
+	"      --log=<file>        log status changes and actions to <file>\n"
 	"      --stats             print phase times and sync call counts\n"
-	"  -h, --help              show this help and exit\n"
+	"  -h, -?, --help          show this help and exit\n"
 	"      --version           show the version and exit\n"
+	"\n"
+	"Also accepted as in dpkg: --no-triggers, --triggers, -B, --abort-after,\n"
+	"-D/--debug, --pre-invoke, --post-invoke, --no-debsig, --no-pager,\n"
+	"--path-exclude/--path-include (not applied: a warning), and -O, -E, -G,\n"
+	"--no-act, --ignore-depends (these make unpkg hand the run to dpkg).\n"
 	"\n"
 	"Exit status: 0 success, 1 a package failed, 2 usage or fatal error.\n";
 
+/* --- small helpers ---------------------------------------------------------- */
+
+static void die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
 static void die_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("unpkg: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_FATAL);
+}
 
 static void die_usage(const char *fmt, ...)
 {
 	va_list ap;
 
+	fflush(stdout);
 	fputs("unpkg: error: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -93,15 +306,39 @@ static void die_usage(const char *fmt, ...)
 	exit(EXIT_FATAL);
 }
 
+static void *xrealloc(void *p, size_t n, size_t size)
+{
+	void *q = n > SIZE_MAX / size ? NULL : realloc(p, n * size);
+
+	if (q == NULL)
+		die("out of memory");
+	return q;
+}
+
 static char *xstrdup(const char *s)
 {
 	char *d = strdup(s);
 
-	if (d == NULL) {
-		fputs("unpkg: error: out of memory\n", stderr);
-		exit(EXIT_FATAL);
-	}
+	if (d == NULL)
+		die("out of memory");
 	return d;
+}
+
+static char *xasprintf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("out of memory");
+	return s;
 }
 
 static void set_path(char **dst, const char *val)
@@ -110,17 +347,700 @@ static void set_path(char **dst, const char *val)
 	*dst = xstrdup(val);
 }
 
+static void strlist_add(struct strlist *l, const char *s)
+{
+	l->v = xrealloc(l->v, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = xstrdup(s);
+}
+
+static void strlist_free(struct strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* dpkg's integer options: decimal, 0 to INT_MAX. */
+static int parse_count(const char *opt, const char *value)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (*value == '\0' || *end != '\0' || errno != 0 || v < 0 ||
+	    v > INT_MAX)
+		die_usage("invalid integer for --%s: '%s'", opt, value);
+	return (int)v;
+}
+
+/* --- handing an action to stock dpkg -------------------------------------- */
+
+/* Set while unpkg execs dpkg: if the program that starts is unpkg again
+ * (the same process id survives exec), dpkg's path leads back to unpkg. */
+#define EXEC_GUARD "UNPKG_EXEC_PID"
+
+static const char *dpkg_path(void)
+{
+	const char *p = getenv("UNPKG_DPKG");
+
+	return p != NULL && p[0] != '\0' ? p : DEFAULT_DPKG;
+}
+
+static void recursion_stop(const char *dpkg)
+	__attribute__((noreturn));
+
+static void recursion_stop(const char *dpkg)
+{
+	die("%s is unpkg itself, not stock dpkg: unpkg hands this action "
+	    "to dpkg and would call itself forever (set UNPKG_DPKG to the "
+	    "path of stock dpkg)", dpkg);
+}
+
+static void check_exec_guard(void)
+{
+	const char *g = getenv(EXEC_GUARD);
+	char buf[32];
+
+	if (g == NULL)
+		return;
+	snprintf(buf, sizeof(buf), "%ld", (long)getpid());
+	if (strcmp(g, buf) == 0)
+		recursion_stop(dpkg_path());
+	unsetenv(EXEC_GUARD);
+}
+
+static void exec_dpkg(char **argv) __attribute__((noreturn));
+
+static void exec_dpkg(char **argv)
+{
+	const char *dpkg = dpkg_path();
+	struct stat self, target;
+	char pid[32];
+
+	if (stat("/proc/self/exe", &self) == 0 && stat(dpkg, &target) == 0 &&
+	    self.st_dev == target.st_dev && self.st_ino == target.st_ino)
+		recursion_stop(dpkg);
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if (setenv(EXEC_GUARD, pid, 1) < 0)
+		die("cannot set %s: %s", EXEC_GUARD, strerror(errno));
+	argv[0] = (char *)dpkg;
+	fflush(NULL);
+	execv(dpkg, argv);
+	die("cannot run dpkg (%s): %s", dpkg, strerror(errno));
+}
+
+/* --- parsing ----------------------------------------------------------------- */
+
+static void items_add(struct items *it, const struct opt_info *oi,
+		      const char *name, const char *value, const char *file)
+{
+	struct item *x;
+
+	it->v = xrealloc(it->v, it->n + 1, sizeof(*it->v));
+	x = &it->v[it->n++];
+	x->oi = oi;
+	x->name = xstrdup(name);
+	x->value = value != NULL ? xstrdup(value) : NULL;
+	x->file = file;
+}
+
+static void items_free(struct items *it)
+{
+	size_t i;
+
+	for (i = 0; i < it->n; i++) {
+		free(it->v[i].name);
+		free(it->v[i].value);
+	}
+	free(it->v);
+}
+
+/* The entry for long option `p` (without "--"), and where its attached
+ * value starts (*value, NULL if none), as dpkg matches them: the exact
+ * name, NAME=VALUE, NAME-SUFFIX for the force prefixes, or a prefix
+ * entry. */
+static const struct opt_info *find_long(const char *p, const char **value)
+{
+	size_t i;
+
+	*value = NULL;
+	for (i = 0; i < NOPTS; i++) {
+		const struct opt_info *oi = &opts[i];
+		size_t l = strlen(oi->name);
+
+		if (oi->prefix) {
+			if (strncmp(p, oi->name, l) == 0 && p[l] != '\0')
+				return oi;
+			continue;
+		}
+		if (strcmp(p, oi->name) == 0)
+			return oi;
+		if (strncmp(p, oi->name, l) == 0 &&
+		    p[l] == (oi->arg == ARG_SUFFIX ? '-' : '=')) {
+			*value = p + l + 1;
+			return oi;
+		}
+	}
+	return NULL;
+}
+
+static const struct opt_info *find_short(char c)
+{
+	size_t i;
+
+	for (i = 0; i < NOPTS; i++)
+		if (opts[i].letter == c)
+			return &opts[i];
+	return NULL;
+}
+
+static void apply_debug(const char *value);
+
+static void show_help(void) __attribute__((noreturn));
+
+static void show_help(void)
+{
+	fputs(usage_text, stdout);
+	exit(0);
+}
+
+static void show_version(void) __attribute__((noreturn));
+
+static void show_version(void)
+{
+	printf("unpkg %s\n", PACKAGE_VERSION);
+	exit(0);
+}
+
+/* The command line, as dpkg reads it: options up to the first argument
+ * that does not start with '-' (or up to "--"); short options may be
+ * bundled ("-iR").  Returns the index of the first operand. */
+static int collect_argv(int argc, char **argv, struct items *it)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *p = argv[i], *value;
+		const struct opt_info *oi;
+
+		if (p[0] != '-' || p[1] == '\0')
+			break;
+		if (strcmp(p, "--") == 0) {
+			i++;
+			break;
+		}
+		if (p[1] == '-') {
+			char *name;
+
+			oi = find_long(p + 2, &value);
+			if (oi == NULL)
+				die_usage("unknown option %s", p);
+			if (oi->arg == ARG_NONE && value != NULL)
+				die_usage("--%s option does not take a value",
+					  oi->name);
+			if (oi->arg == ARG_VALUE && value == NULL) {
+				value = argv[++i];
+				if (value == NULL)
+					die_usage("--%s option takes a value",
+						  oi->name);
+			}
+			if (oi->arg == ARG_SUFFIX && value == NULL)
+				die_usage("unknown option %s", p);
+			if (oi->id == I_HELP)
+				show_help();
+			if (oi->id == I_VERSION)
+				show_version();
+			if (oi->id == OPT_DEBUG && value[0] == 'h')
+				apply_debug(value);
+			name = xasprintf("--%s", oi->prefix ? p + 2 : oi->name);
+			items_add(it, oi, name, value, NULL);
+			free(name);
+			continue;
+		}
+		for (p++; *p != '\0'; p++) {
+			char name[3] = { '-', *p, '\0' };
+
+			oi = find_short(*p);
+			if (oi == NULL)
+				die_usage("unknown option -%c", *p);
+			value = NULL;
+			if (oi->arg == ARG_VALUE) {
+				if (p[1] != '\0') {
+					value = p[1] == '=' ? p + 2 : p + 1;
+				} else {
+					value = argv[++i];
+					if (value == NULL)
+						die_usage("-%c option takes a "
+							  "value", *p);
+				}
+			}
+			if (oi->id == I_HELP)
+				show_help();
+			if (oi->id == I_VERSION)
+				show_version();
+			if (oi->id == OPT_DEBUG && value[0] == 'h')
+				apply_debug(value);
+			items_add(it, oi, name, value, NULL);
+			if (value != NULL)
+				break;
+		}
+	}
+	return i;
+}
+
+/* dpkg strips one pair of quotes around a configuration value. */
+static char *unquote(char *v)
+{
+	size_t len = v != NULL ? strlen(v) : 0;
+
+	if (len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0]) {
+		v[len - 1] = '\0';
+		return v + 1;
+	}
+	return v;
+}
+
+/* dpkg's configuration files: each line an option without its "--".
+ * Errors are kept for when the options are applied: an action handed to
+ * dpkg leaves them to dpkg.  Files that cannot be read are a warning
+ * (*unreadable), as they were before unpkg took dpkg's whole syntax. */
+static void collect_config(struct unpkg_dpkgcfg *cfg, struct items *it,
+			   char **error, char **unreadable)
+{
+	const char *confdir = getenv("UNPKG_CONFDIR");
+	struct unpkg_err err;
+	size_t i;
+
+	unpkg_err_init(&err);
+	if (unpkg_dpkgcfg_load(cfg, confdir != NULL ? confdir : "/etc/dpkg",
+			       &err) < 0) {
+		*unreadable = xasprintf("ignoring dpkg's configuration: %s",
+					err.msg);
+		return;
+	}
+	for (i = 0; i < cfg->count && *error == NULL; i++) {
+		struct unpkg_dpkgcfg_opt *o = &cfg->opts[i];
+		const char *attached;
+		const struct opt_info *oi = find_long(o->name, &attached);
+		char *value = unquote(o->value);
+		char *name;
+
+		if (oi == NULL || (oi->arg == ARG_SUFFIX && attached == NULL) ||
+		    (oi->arg != ARG_SUFFIX && attached != NULL)) {
+			*error = xasprintf("configuration error: %s: unknown "
+					   "option '%s'", o->file, o->name);
+			break;
+		}
+		if (oi->arg == ARG_VALUE && value == NULL) {
+			*error = xasprintf("configuration error: %s: '%s' "
+					   "needs a value", o->file, o->name);
+			break;
+		}
+		if (oi->arg != ARG_VALUE && value != NULL) {
+			*error = xasprintf("configuration error: %s: '%s' "
+					   "does not take a value", o->file,
+					   o->name);
+			break;
+		}
+		if (oi->id == I_HELP || oi->id == I_VERSION)
+			continue;
+		name = xasprintf("%s in %s", o->name, o->file);
+		items_add(it, oi, name, oi->arg == ARG_SUFFIX ? attached : value,
+			  o->file);
+		free(name);
+	}
+}
+
+/* The action of a list of items: the last one; two different ones are a
+ * usage error, as in dpkg. */
+static const struct item *find_action(const struct items *it)
+{
+	const struct item *a = NULL;
+	size_t i;
+
+	for (i = 0; i < it->n; i++) {
+		const struct item *x = &it->v[i];
+
+		if (!is_action(x->oi))
+			continue;
+		if (a != NULL && (a->oi != x->oi ||
+				  (x->oi->prefix && strcmp(a->name, x->name))))
+			die_usage("conflicting actions %s and %s", x->name,
+				  a->name);
+		a = x;
+	}
+	return a;
+}
+
+/* --- applying options ------------------------------------------------------- */
+
+static void set_unsafe_io(struct cli *cli, int on, const struct item *x)
+{
+	if (on) {
+		cli->sync = UNPKG_SYNC_NONE;
+	} else if (cli->sync == UNPKG_SYNC_NONE) {
+		cli->sync = UNPKG_SYNC_DPKG;
+	} else {
+		return;
+	}
+	if (x == NULL)
+		snprintf(cli->sync_reason, sizeof(cli->sync_reason),
+			 "DPKG_FORCE");
+	else if (x->file != NULL)
+		snprintf(cli->sync_reason, sizeof(cli->sync_reason), "%s",
+			 x->name);
+	else
+		snprintf(cli->sync_reason, sizeof(cli->sync_reason), "%s%s%s",
+			 x->name, x->oi->arg == ARG_SUFFIX ? "-" : "",
+			 x->oi->arg == ARG_SUFFIX ? x->value : "");
+}
+
+static void apply_force(struct cli *cli, const struct item *x, int on)
+{
+	unsigned int before = cli->force;
+	struct unpkg_err err;
+
+	if (strcmp(x->value, "help") == 0) {
+		size_t n, i;
+		const struct unpkg_force_info *t = unpkg_force_table(&n);
+		char names[1024];
+
+		printf("unpkg forcing options - control behaviour when problems "
+		       "found:\n"
+		       "  warn but continue:  --force-<thing>,<thing>,...\n"
+		       "  stop with error:    --refuse-<thing>,<thing>,... | "
+		       "--no-force-<thing>,...\n"
+		       " Forcing things (dpkg's names):\n");
+		for (i = 0; i < n; i++)
+			printf("  %s %-19s %s%s\n",
+			       t[i].by_default ? "[*]" : t[i].damage ? "[!]"
+			       : "   ", t[i].name, t[i].help,
+			       t[i].use == UNPKG_FORCE_STRICT
+			       ? " (not in unpkg yet)" : "");
+		printf("\nWARNING - use of options marked [!] can seriously "
+		       "damage your installation.\n"
+		       "Forcing options marked [*] are enabled by default.\n"
+		       "Things marked \"not in unpkg yet\" are accepted; unpkg "
+		       "acts as if they were off.\n"
+		       "\nCurrently enabled options:\n %s\n",
+		       unpkg_force_names(cli->force, names, sizeof(names)));
+		exit(0);
+	}
+	unpkg_err_init(&err);
+	if (unpkg_force_apply(&cli->force, x->value, on, &cli->force_named,
+			      &err) < 0)
+		die_usage("%s", err.msg);
+	if ((before ^ cli->force) & UNPKG_FORCE_UNSAFE_IO)
+		set_unsafe_io(cli, on, x);
+}
+
+/* --debug: octal, or "help". */
+static void apply_debug(const char *value)
+{
+	char *end;
+
+	if (value[0] == 'h') {
+		printf("unpkg accepts dpkg's -D<octal> (--debug=<octal>) and "
+		       "prints no debugging output.\n");
+		exit(0);
+	}
+	errno = 0;
+	(void)strtoul(value, &end, 8);
+	if (*value == '\0' || *end != '\0' || errno != 0)
+		die_usage("--debug requires a positive octal argument");
+}
+
+/* The descriptor is checked now and made close-on-exec in open_outputs(),
+ * once the run is certain to be unpkg's: dpkg must inherit it otherwise. */
+static void add_status_fd(struct cli *cli, const char *value)
+{
+	int fd = parse_count("status-fd", value);
+
+	if (fcntl(fd, F_GETFD) < 0)
+		die("unable to read filedescriptor flags for <package status "
+		    "and progress file descriptor>: %s", strerror(errno));
+	cli->status_fds = xrealloc(cli->status_fds, cli->nstatus_fds + 1,
+				   sizeof(*cli->status_fds));
+	cli->status_fds[cli->nstatus_fds++] = fd;
+}
+
+/* --status-logger: dpkg runs the command with sh -c and writes the status
+ * lines to its standard input. */
+static void add_status_logger(struct cli *cli, const char *cmd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		die("cannot create a pipe for --status-logger: %s",
+		    strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("cannot fork for --status-logger: %s", strerror(errno));
+	if (pid == 0) {
+		if (dup2(p[0], 0) < 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", "--", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	cli->status_fds = xrealloc(cli->status_fds, cli->nstatus_fds + 1,
+				   sizeof(*cli->status_fds));
+	cli->status_fds[cli->nstatus_fds++] = p[1];
+	cli->loggers = xrealloc(cli->loggers, cli->nloggers + 1,
+				sizeof(*cli->loggers));
+	cli->loggers[cli->nloggers++] = pid;
+}
+
+static void apply_item(struct cli *cli, const struct item *x)
+{
+	const char *v = x->value;
+
+	switch ((enum opt_id)x->oi->id) {
+	case A_INSTALL:
+	case A_UNPACK:
+	case A_DPKG:
+	case I_HELP:
+	case I_VERSION:
+		break;
+	case OPT_ROOT:
+		set_path(&cli->instdir, v);
+		free(cli->admindir);
+		cli->admindir = xasprintf("%s/var/lib/dpkg", v);
+		break;
+	case OPT_INSTDIR:
+		set_path(&cli->instdir, v);
+		break;
+	case OPT_ADMINDIR:
+		set_path(&cli->admindir, v);
+		break;
+	case OPT_SYNC:
+		cli->sync = unpkg_sync_mode_parse(v);
+		if (cli->sync < 0)
+			die_usage("unknown sync strategy '%s' (use dpkg, "
+				  "batch, uring, syncfs or none)", v);
+		snprintf(cli->sync_reason, sizeof(cli->sync_reason),
+			 "--sync=%s", v);
+		break;
+	case OPT_STATS:
+		cli->stats = 1;
+		break;
+	case OPT_FORCE:
+		apply_force(cli, x, 1);
+		break;
+	case OPT_NO_FORCE:
+	case OPT_REFUSE:
+		apply_force(cli, x, 0);
+		break;
+	case OPT_REFUSE_DOWNGRADE:
+		cli->force &= ~UNPKG_FORCE_DOWNGRADE;
+		break;
+	case OPT_STATUS_FD:
+		add_status_fd(cli, v);
+		break;
+	case OPT_STATUS_LOGGER:
+		strlist_add(&cli->status_loggers, v);
+		break;
+	case OPT_LOG:
+		set_path(&cli->logfile, v);
+		break;
+	case OPT_ABORT_AFTER:
+		cli->abort_after = parse_count("abort-after", v);
+		break;
+	case OPT_RECURSIVE:
+		cli->recursive = 1;
+		break;
+	case OPT_PENDING:
+		break;
+	case OPT_NO_TRIGGERS:
+		cli->no_triggers = 1;
+		break;
+	case OPT_TRIGGERS:
+		cli->no_triggers = 0;
+		break;
+	case OPT_AUTO_DECONFIGURE:
+		cli->auto_deconfigure = 1;
+		break;
+	case OPT_DEBUG:
+		apply_debug(v);
+		break;
+	case OPT_PRE_INVOKE:
+		strlist_add(&cli->pre_invoke, v);
+		break;
+	case OPT_POST_INVOKE:
+		strlist_add(&cli->post_invoke, v);
+		break;
+	case OPT_PATH_EXCLUDE:
+	case OPT_PATH_INCLUDE:
+		strlist_add(&cli->path_filters, x->name);
+		break;
+	case OPT_SELECTED_ONLY:
+	case OPT_SKIP_SAME_VERSION:
+	case OPT_NO_ACT:
+	case OPT_IGNORE_DEPENDS:
+		if (cli->needs_dpkg == NULL)
+			cli->needs_dpkg = x->oi->name;
+		break;
+	case OPT_NO_DEBSIG:
+	case OPT_NO_PAGER:
+	case OPT_ROBOT:
+	case OPT_VERIFY_FORMAT:
+		break;
+	}
+}
+
+/* --- --status-fd and --log output ------------------------------------------- */
+
+/* Write all of buf to fd without being killed by SIGPIPE when the reader
+ * went away (the signal is blocked, and a pending one consumed). */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	sigset_t pipe_set, old;
+	int ret = 0, saved = 0;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old);
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			saved = errno;
+			ret = -1;
+			break;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	if (saved == EPIPE) {
+		struct timespec zero = { 0, 0 };
+
+		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
+			;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return ret;
+}
+
+static void status_line(struct cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* One line to every --status-fd and --status-logger; newlines in it
+ * become spaces, as dpkg leaves word wrapping to the front-end. */
+static void status_line(struct cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+	char *line, *s;
+	size_t i;
+	int n;
+
+	if (cli->nstatus_fds == 0)
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	for (s = line; *s != '\0'; s++)
+		if (*s == '\n')
+			*s = ' ';
+	s = xasprintf("%s\n", line);
+	free(line);
+	for (i = 0; i < cli->nstatus_fds; i++)
+		if (write_all(cli->status_fds[i], s, strlen(s)) < 0 &&
+		    !cli->status_broken) {
+			fprintf(stderr, "unpkg: error: unable to write to "
+				"status fd %d: %s\n", cli->status_fds[i],
+				strerror(errno));
+			cli->status_broken = 1;
+		}
+	free(s);
+}
+
+static void log_line(struct cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* One line of the --log file: "YYYY-MM-DD HH:MM:SS " and the text. */
+static void log_line(struct cli *cli, const char *fmt, ...)
+{
+	char stamp[32], *text, *line;
+	struct tm tm;
+	time_t now;
+	va_list ap;
+
+	if (cli->log_fd < 0)
+		return;
+	now = time(NULL);
+	if (localtime_r(&now, &tm) == NULL ||
+	    strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		stamp[0] = '\0';
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0) {
+		va_end(ap);
+		return;
+	}
+	va_end(ap);
+	line = xasprintf("%s %s\n", stamp, text);
+	free(text);
+	if (write_all(cli->log_fd, line, strlen(line)) < 0)
+		fprintf(stderr, "unpkg: warning: cannot write to log '%s': "
+			"%s\n", cli->logfile, strerror(errno));
+	free(line);
+}
+
+/* The --status-fd descriptors close-on-exec (as in dpkg, maintainer
+ * scripts do not get them), the --status-logger commands started, the
+ * --log file opened. */
+static void open_outputs(struct cli *cli)
+{
+	size_t i;
+
+	for (i = 0; i < cli->nstatus_fds; i++) {
+		int fd = cli->status_fds[i];
+		int flags = fcntl(fd, F_GETFD);
+
+		if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)
+			die("unable to set close-on-exec flag for --status-fd "
+			    "%d: %s", fd, strerror(errno));
+	}
+	for (i = 0; i < cli->status_loggers.n; i++)
+		add_status_logger(cli, cli->status_loggers.v[i]);
+	if (cli->logfile == NULL)
+		return;
+	cli->log_fd = open(cli->logfile,
+			   O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (cli->log_fd < 0)
+		fprintf(stderr, "unpkg: could not open log '%s': %s\n",
+			cli->logfile, strerror(errno));
+}
+
+/* The name dpkg's log gives a package: always with its architecture. */
+static char *log_name(const struct unpkg_event *ev)
+{
+	if (ev->arch == NULL || ev->arch[0] == '\0' ||
+	    strchr(ev->package, ':') != NULL)
+		return xstrdup(ev->package);
+	return xasprintf("%s:%s", ev->package, ev->arch);
+}
+
+#define OR_NONE(s) ((s) != NULL && (s)[0] != '\0' ? (s) : "<none>")
+
+/* --- events ------------------------------------------------------------------- */
+
 static void note_failure(struct cli *cli, const char *name)
 {
-	char **grown = realloc(cli->failed,
-			       (cli->nfailed + 1) * sizeof(*grown));
-
-	if (grown == NULL)
-		return;
-	cli->failed = grown;
-	cli->failed[cli->nfailed] = strdup(name);
-	if (cli->failed[cli->nfailed] != NULL)
-		cli->nfailed++;
+	cli->failed = xrealloc(cli->failed, cli->nfailed + 1,
+			       sizeof(*cli->failed));
+	cli->failed[cli->nfailed++] = xstrdup(name);
 }
 
 /* dpkg's layout for errors: a headline naming the archive or package,
@@ -147,6 +1067,7 @@ static void print_error(struct cli *cli, const char *what, const char *msg)
 static void on_event(void *ctx, const struct unpkg_event *ev)
 {
 	struct cli *cli = ctx;
+	char *name;
 
 	switch (ev->kind) {
 	case UNPKG_EV_PROGRESS:
@@ -165,34 +1086,147 @@ static void on_event(void *ctx, const struct unpkg_event *ev)
 		fflush(stdout);
 		print_error(cli, ev->package != NULL ? ev->package : "?",
 			    ev->message);
+		status_line(cli, "status: %s : error : %s",
+			    ev->package != NULL ? ev->package : "?",
+			    ev->message);
 		break;
 	case UNPKG_EV_STATUS:
+		if (ev->package == NULL || ev->status == NULL)
+			break;
+		status_line(cli, "status: %s: %s", ev->package, ev->status);
+		name = log_name(ev);
+		log_line(cli, "status %s %s %s", ev->status, name,
+			 OR_NONE(ev->version));
+		free(name);
+		break;
+	case UNPKG_EV_PROCESSING:
+		if (ev->package == NULL || ev->action == NULL)
+			break;
+		status_line(cli, "processing: %s: %s", ev->action,
+			    ev->package);
+		name = log_name(ev);
+		log_line(cli, "%s %s %s %s", ev->action, name,
+			 OR_NONE(ev->old_version), OR_NONE(ev->version));
+		free(name);
+		break;
+	case UNPKG_EV_CONFFILE:
+		if (ev->message != NULL && ev->action != NULL)
+			log_line(cli, "conffile %s %s", ev->message,
+				 ev->action);
 		break;
 	}
 }
 
-/* force-unsafe-io in dpkg's configuration applies to unpkg too. */
-static void read_dpkg_config(struct cli *cli)
-{
-	const char *confdir = getenv("UNPKG_CONFDIR");
-	struct unpkg_dpkgcfg cfg;
-	struct unpkg_err err;
-	const char *file;
+/* --- --recursive --------------------------------------------------------------- */
 
-	unpkg_err_init(&err);
-	if (unpkg_dpkgcfg_load(&cfg, confdir != NULL ? confdir : "/etc/dpkg",
-			       &err) < 0) {
-		fprintf(stderr, "unpkg: warning: ignoring dpkg's "
-			"configuration: %s\n", err.msg);
-		return;
-	}
-	if (unpkg_dpkgcfg_force(&cfg, "unsafe-io", &file)) {
-		cli->sync = UNPKG_SYNC_NONE;
-		snprintf(cli->sync_reason, sizeof(cli->sync_reason),
-			 "force-unsafe-io in %s", file);
-	}
-	unpkg_dpkgcfg_destroy(&cfg);
+struct devino_chain {
+	dev_t dev;
+	ino_t ino;
+	const struct devino_chain *up;
+};
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
+
+static int is_deb_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len >= 4 && strcmp(name + len - 4, ".deb") == 0;
+}
+
+/* Add the *.deb regular files below `dir` to `out` the way dpkg's
+ * --recursive finds them: symbolic links followed, each directory's
+ * entries in byte order, depth first. */
+static void find_debs(const char *dir, const struct devino_chain *up,
+		      struct strlist *out)
+{
+	struct strlist names = { 0 };
+	struct devino_chain here;
+	struct dirent *de;
+	struct stat st;
+	const struct devino_chain *c;
+	DIR *d;
+	size_t i;
+
+	if (stat(dir, &st) < 0)
+		die("cannot stat pathname '%s': %s", dir, strerror(errno));
+	for (c = up; c != NULL; c = c->up)
+		if (c->dev == st.st_dev && c->ino == st.st_ino)
+			return;		/* a symbolic link loop */
+	here = (struct devino_chain){ st.st_dev, st.st_ino, up };
+	d = opendir(dir);
+	if (d == NULL)
+		die("cannot open directory '%s': %s", dir, strerror(errno));
+	while ((errno = 0, de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
+			strlist_add(&names, de->d_name);
+	if (errno != 0)
+		die("cannot read directory '%s': %s", dir, strerror(errno));
+	closedir(d);
+	if (names.n > 0)
+		qsort(names.v, names.n, sizeof(*names.v), cmp_names);
+	for (i = 0; i < names.n; i++) {
+		char *path = xasprintf("%s/%s", dir, names.v[i]);
+
+		if (stat(path, &st) < 0) {
+			if (errno != ENOENT && errno != ELOOP)
+				die("cannot stat pathname '%s': %s", path,
+				    strerror(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			find_debs(path, &here, out);
+		} else if (S_ISREG(st.st_mode) && is_deb_name(names.v[i])) {
+			strlist_add(out, path);
+		}
+		free(path);
+	}
+	strlist_free(&names);
+}
+
+/* --- hooks ---------------------------------------------------------------------- */
+
+/* What dpkg exports to the programs it runs. */
+static void export_env(const struct cli *cli)
+{
+	char names[1024];
+	char *root = xstrdup(cli->instdir);
+	size_t len = strlen(root);
+
+	while (len > 0 && root[len - 1] == '/')
+		root[--len] = '\0';
+	if (setenv("DPKG_ROOT", root, 1) < 0 ||
+	    setenv("DPKG_ADMINDIR", cli->admindir, 1) < 0 ||
+	    setenv("DPKG_FORCE", unpkg_force_names(cli->force, names,
+						    sizeof(names)), 1) < 0)
+		die("cannot set the environment: %s", strerror(errno));
+	free(root);
+}
+
+/* --pre-invoke / --post-invoke: each command through sh -c, with
+ * DPKG_HOOK_ACTION; a failure ends the run, as in dpkg. */
+static void run_hooks(const struct strlist *hooks, const char *action)
+{
+	size_t i;
+
+	if (hooks->n == 0)
+		return;
+	if (setenv("DPKG_HOOK_ACTION", action, 1) < 0)
+		die("cannot set the environment: %s", strerror(errno));
+	fflush(NULL);
+	for (i = 0; i < hooks->n; i++) {
+		int rc = system(hooks->v[i]);
+
+		if (rc != 0)
+			die("error executing hook '%s', exit code %d",
+			    hooks->v[i], rc);
+	}
+	unsetenv("DPKG_HOOK_ACTION");
+}
+
+/* --- the run ---------------------------------------------------------------------- */
 
 /* Descriptors are cheap and the commit keeps files open until its
  * barrier: use all the process may have. */
@@ -223,43 +1257,37 @@ static void print_stats(const struct cli *cli, const struct unpkg_stats *st)
 	printf("stats: written files=%lu bytes=%llu\n", st->files, st->bytes);
 }
 
-enum {
-	OPT_UNPACK = 256,
-	OPT_ROOT,
-	OPT_INSTDIR,
-	OPT_ADMINDIR,
-	OPT_SYNC,
-	OPT_FORCE_UNSAFE_IO,
-	OPT_REFUSE_UNSAFE_IO,
-	OPT_STATS,
-	OPT_VERSION,
-	OPT_FORCE_DEPENDS,
-	OPT_REFUSE_DEPENDS,
-};
-
-static const struct option long_opts[] = {
-	{ "install", no_argument, NULL, 'i' },
-	{ "unpack", no_argument, NULL, OPT_UNPACK },
-	{ "root", required_argument, NULL, OPT_ROOT },
-	{ "instdir", required_argument, NULL, OPT_INSTDIR },
-	{ "admindir", required_argument, NULL, OPT_ADMINDIR },
-	{ "sync", required_argument, NULL, OPT_SYNC },
-	{ "force-unsafe-io", no_argument, NULL, OPT_FORCE_UNSAFE_IO },
-	{ "refuse-unsafe-io", no_argument, NULL, OPT_REFUSE_UNSAFE_IO },
-	{ "stats", no_argument, NULL, OPT_STATS },
-	{ "force-depends", no_argument, NULL, OPT_FORCE_DEPENDS },
-	{ "refuse-depends", no_argument, NULL, OPT_REFUSE_DEPENDS },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
-
-static void set_action(struct cli *cli, enum action a, const char *name)
+/* Forces the command named that unpkg does not implement yet: say so,
+ * once, since the run may fail where dpkg's would go through. */
+static void warn_strict_forces(const struct cli *cli)
 {
-	if (cli->action != ACTION_NONE && cli->action != a)
-		die_usage("conflicting actions %s", name);
-	cli->action = a;
-	cli->action_name = name;
+	size_t n, i;
+	const struct unpkg_force_info *t = unpkg_force_table(&n);
+
+	for (i = 0; i < n; i++)
+		if (t[i].use == UNPKG_FORCE_STRICT &&
+		    t[i].flag != UNPKG_FORCE_ALL &&
+		    (cli->force_named & cli->force & t[i].flag))
+			fprintf(stderr, "unpkg: warning: --force-%s is not "
+				"implemented by unpkg yet; it is ignored\n",
+				t[i].name);
+	if (cli->path_filters.n > 0)
+		fprintf(stderr, "unpkg: warning: %s: path filters are not "
+			"implemented by unpkg yet; every path is installed\n",
+			cli->path_filters.v[0]);
+}
+
+static void finish_outputs(struct cli *cli)
+{
+	size_t i;
+
+	for (i = 0; i < cli->nloggers; i++)
+		close(cli->status_fds[cli->nstatus_fds - cli->nloggers + i]);
+	for (i = 0; i < cli->nloggers; i++)
+		while (waitpid(cli->loggers[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	if (cli->log_fd >= 0)
+		close(cli->log_fd);
 }
 
 int main(int argc, char **argv)
@@ -267,137 +1295,144 @@ int main(int argc, char **argv)
 	struct cli cli = {
 		.sync = UNPKG_SYNC_DPKG,
 		.sync_reason = "default",
+		.abort_after = 50,
+		.log_fd = -1,
 	};
+	struct items args = { 0 }, conf = { 0 };
+	struct unpkg_dpkgcfg cfg = { 0 };
 	struct unpkg_stats stats = { 0 };
 	struct unpkg_install_opts o = { 0 };
+	struct strlist debs = { 0 };
+	const struct item *action;
+	char *conf_error = NULL, *conf_warning = NULL;
+	const char *env;
 	struct unpkg_err err;
-	int c, i, failed, ret = EXIT_FATAL;
+	int first, failed, i, ret;
+	size_t k;
 
-	cli.instdir = xstrdup("/");
-	cli.admindir = xstrdup("/var/lib/dpkg");
-	read_dpkg_config(&cli);
-	while ((c = getopt_long(argc, argv, "ih", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			set_action(&cli, ACTION_INSTALL, "--install");
-			break;
-		case OPT_UNPACK:
-			set_action(&cli, ACTION_UNPACK, "--unpack");
-			break;
-		case OPT_ROOT: {
-			char *adm;
+	check_exec_guard();
+	first = collect_argv(argc, argv, &args);
+	collect_config(&cfg, &conf, &conf_error, &conf_warning);
+	action = find_action(&args);
+	if (action == NULL && conf_error == NULL)
+		action = find_action(&conf);
+	if (action != NULL && action->oi->handler == BY_DPKG)
+		exec_dpkg(argv);
 
-			set_path(&cli.instdir, optarg);
-			if (asprintf(&adm, "%s/var/lib/dpkg", optarg) < 0)
-				die_usage("out of memory");
-			free(cli.admindir);
-			cli.admindir = adm;
-			break;
+	/* unpkg's own action (or none: --force-help, or a usage error): the
+	 * options apply in dpkg's order, the environment, then the
+	 * configuration files, then the command line */
+	if (conf_error != NULL)
+		die("%s", conf_error);
+	if (conf_warning != NULL)
+		fprintf(stderr, "unpkg: warning: %s\n", conf_warning);
+	unpkg_err_init(&err);
+	if (unpkg_force_initial(getenv("DPKG_FORCE"), &cli.force, &err) < 0)
+		die_usage("%s", err.msg);
+	if (cli.force & UNPKG_FORCE_UNSAFE_IO)
+		set_unsafe_io(&cli, 1, NULL);
+	env = getenv("DPKG_ROOT");
+	cli.instdir = xstrdup(env != NULL && env[0] != '\0' ? env : "/");
+	env = getenv("DPKG_ADMINDIR");
+	cli.admindir = env != NULL && env[0] != '\0' ? xstrdup(env)
+		: xasprintf("%s/var/lib/dpkg",
+			    strcmp(cli.instdir, "/") == 0 ? "" : cli.instdir);
+	for (k = 0; k < conf.n; k++)
+		apply_item(&cli, &conf.v[k]);
+	for (k = 0; k < args.n; k++)
+		apply_item(&cli, &args.v[k]);
+	if (action == NULL)
+		die_usage("need an action option");
+	cli.action = action;
+	cli.action_name = action->oi->id == A_INSTALL ? "--install"
+			  : "--unpack";
+	if (cli.needs_dpkg == NULL && !(cli.force & UNPKG_FORCE_DOWNGRADE))
+		cli.needs_dpkg = "refuse-downgrade";
+	if (cli.needs_dpkg != NULL)
+		exec_dpkg(argv);
+	warn_strict_forces(&cli);
+
+	if (first >= argc)
+		die_usage(cli.recursive ? "%s --recursive needs at least one "
+			  "path argument" : "%s needs at least one package "
+			  "archive file argument", cli.action_name);
+	for (i = first; i < argc; i++) {
+		if (!cli.recursive) {
+			strlist_add(&debs, argv[i]);
+			continue;
 		}
-		case OPT_INSTDIR:
-			set_path(&cli.instdir, optarg);
-			break;
-		case OPT_ADMINDIR:
-			set_path(&cli.admindir, optarg);
-			break;
-		case OPT_SYNC:
-			cli.sync = unpkg_sync_mode_parse(optarg);
-			if (cli.sync < 0)
-				die_usage("unknown sync strategy '%s' (use "
-					  "dpkg, batch, uring, syncfs or none)",
-					  optarg);
-			snprintf(cli.sync_reason, sizeof(cli.sync_reason),
-				 "--sync=%s", optarg);
-			break;
-		case OPT_FORCE_UNSAFE_IO:
-			cli.sync = UNPKG_SYNC_NONE;
-			snprintf(cli.sync_reason, sizeof(cli.sync_reason),
-				 "--force-unsafe-io");
-			break;
-		case OPT_REFUSE_UNSAFE_IO:
-			if (cli.sync == UNPKG_SYNC_NONE) {
-				cli.sync = UNPKG_SYNC_DPKG;
-				snprintf(cli.sync_reason,
-					 sizeof(cli.sync_reason),
-					 "--refuse-unsafe-io");
-			}
-			break;
-		case OPT_STATS:
-			cli.stats = 1;
-			break;
-		case OPT_FORCE_DEPENDS:
-			cli.force_depends = 1;
-			break;
-		case OPT_REFUSE_DEPENDS:
-			cli.force_depends = 0;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = 0;
-			goto out;
-		case OPT_VERSION:
-			printf("unpkg %s\n", PACKAGE_VERSION);
-			ret = 0;
-			goto out;
-		default:
-			fputs("\nType unpkg --help for help.\n", stderr);
-			goto out;
-		}
-	}
-	if (cli.action == ACTION_NONE)
-		die_usage("need an action option (-i or --unpack)");
-	if (optind >= argc)
-		die_usage("%s needs at least one package archive file "
-			  "argument", cli.action_name);
-	if (geteuid() != 0) {
-		fputs("unpkg: error: requested operation requires superuser "
-		      "privilege\n", stderr);
-		goto out;
-	}
-	/* Like dpkg: every archive must be there before anything starts. */
-	for (i = optind; i < argc; i++) {
 		struct stat st;
 
-		if (stat(argv[i], &st) < 0) {
-			fprintf(stderr, "unpkg: error: cannot access archive "
-				"'%s': %s\n", argv[i], strerror(errno));
-			goto out;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			fprintf(stderr, "unpkg: error: archive '%s' is not a "
-				"regular file\n", argv[i]);
-			goto out;
-		}
+		if (stat(argv[i], &st) < 0)
+			die("cannot stat pathname '%s': %s", argv[i],
+			    strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			die("--recursive: '%s' is not a directory", argv[i]);
+		find_debs(argv[i], NULL, &debs);
+	}
+	if (debs.n == 0)
+		die("searched, but found no packages (files matching *.deb)");
+	if (geteuid() != 0 && !(cli.force & UNPKG_FORCE_NOT_ROOT))
+		die("requested operation requires superuser privilege");
+	/* Like dpkg: every archive must be there before anything starts. */
+	for (k = 0; k < debs.n; k++) {
+		struct stat st;
+
+		if (stat(debs.v[k], &st) < 0)
+			die("cannot access archive '%s': %s", debs.v[k],
+			    strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			die("archive '%s' is not a regular file", debs.v[k]);
 	}
 	raise_fd_limit();
+	export_env(&cli);
+	open_outputs(&cli);
+	run_hooks(&cli.pre_invoke, action->oi->name);
+	log_line(&cli, "startup archives %s", action->oi->name);
 
 	o.instdir = cli.instdir;
 	o.admindir = cli.admindir;
 	o.sync = (enum unpkg_sync_mode)cli.sync;
-	o.configure = cli.action == ACTION_INSTALL;
+	o.configure = action->oi->id == A_INSTALL;
 	o.frontend_lock = getenv("DPKG_FRONTEND_LOCKED") == NULL;
-	o.force_depends = cli.force_depends;
+	o.force_depends = (cli.force & UNPKG_FORCE_DEPENDS) != 0;
 	o.events = &(struct unpkg_events){ .fn = on_event, .ctx = &cli };
 	o.stats = &stats;
 	unpkg_err_init(&err);
-	failed = unpkg_install(&o, (const char *const *)argv + optind,
-			       (size_t)(argc - optind), &err);
+	failed = unpkg_install(&o, (const char *const *)debs.v, debs.n, &err);
 	if (failed < 0) {
 		fflush(stdout);
 		fprintf(stderr, "unpkg: error: %s\n", err.msg);
 	} else if (cli.nfailed > 0) {
 		fputs("Errors were encountered while processing:\n", stderr);
-		for (i = 0; i < (int)cli.nfailed; i++)
-			fprintf(stderr, " %s\n", cli.failed[i]);
+		for (k = 0; k < cli.nfailed; k++)
+			fprintf(stderr, " %s\n", cli.failed[k]);
 	}
 	if (cli.stats)
 		print_stats(&cli, &stats);
-	ret = failed < 0 ? EXIT_FATAL : failed > 0 ? EXIT_PKG_ERROR : 0;
-out:
-	for (i = 0; i < (int)cli.nfailed; i++)
-		free(cli.failed[i]);
+	if (failed >= 0)
+		run_hooks(&cli.post_invoke, action->oi->name);
+	ret = failed < 0 || cli.status_broken ? EXIT_FATAL
+	      : failed > 0 ? EXIT_PKG_ERROR : 0;
+
+	finish_outputs(&cli);
+	for (k = 0; k < cli.nfailed; k++)
+		free(cli.failed[k]);
 	free(cli.failed);
 	free(cli.instdir);
 	free(cli.admindir);
+	free(cli.logfile);
+	free(cli.status_fds);
+	free(cli.loggers);
+	strlist_free(&cli.pre_invoke);
+	strlist_free(&cli.post_invoke);
+	strlist_free(&cli.path_filters);
+	strlist_free(&cli.status_loggers);
+	strlist_free(&debs);
+	items_free(&args);
+	items_free(&conf);
+	unpkg_dpkgcfg_destroy(&cfg);
+	free(conf_error);
+	free(conf_warning);
 	return ret;
 }

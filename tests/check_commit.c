@@ -392,6 +392,82 @@ START_TEST(test_norename)
 }
 END_TEST
 
+/* An old file and an old directory tree moved aside: abort puts them
+ * back, release deletes them (the directory with what is beneath it). */
+START_TEST(test_remove)
+{
+	struct fixture f;
+	struct unpkg_err err;
+	int d;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	unpkg_err_init(&err);
+	tu_write_file(at(&f, "d/old"), "old", 0644);
+	ck_assert_int_eq(mkdir(at(&f, "d/tree"), 0755), 0);
+	tu_write_file(at(&f, "d/tree/f"), "f", 0644);
+	d = dir_handle(&f, "d");
+	ck_assert_msg(unpkg_commit_remove(f.c, d, "old", 0, &err) == 0, "%s",
+		      err.msg);
+	ck_assert_msg(unpkg_commit_remove(f.c, d, "tree", 1, &err) == 0, "%s",
+		      err.msg);
+	ck_assert(!exists(&f, "d/old") && !exists(&f, "d/tree"));
+	check_content(&f, "d/tree.dpkg-tmp/f", "f");
+	ck_assert_int_eq(unpkg_commit_finish(f.c, &err), 0);
+	unpkg_commit_abort(f.c);
+	check_content(&f, "d/old", "old");
+	check_content(&f, "d/tree/f", "f");
+	ck_assert(!exists(&f, "d/old.dpkg-tmp"));
+	ck_assert(!exists(&f, "d/tree.dpkg-tmp"));
+
+	ck_assert_int_eq(unpkg_commit_remove(f.c, d, "old", 0, &err), 0);
+	ck_assert_int_eq(unpkg_commit_remove(f.c, d, "tree", 1, &err), 0);
+	finish(&f);
+	ck_assert(!exists(&f, "d/old") && !exists(&f, "d/old.dpkg-tmp"));
+	ck_assert(!exists(&f, "d/tree") && !exists(&f, "d/tree.dpkg-tmp"));
+	teardown(&f);
+}
+END_TEST
+
+/* A file staged with KEEP existed before the transaction (a conffile
+ * waiting as NAME.dpkg-new): abort moves it back there, and puts back
+ * the file it replaced. */
+START_TEST(test_keep)
+{
+	struct fixture f;
+	struct unpkg_err err;
+	int d;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	unpkg_err_init(&err);
+	tu_write_file(at(&f, "d/c.dpkg-new"), "new", 0644);
+	tu_write_file(at(&f, "d/c"), "old", 0644);
+	tu_write_file(at(&f, "d/n.dpkg-new"), "fresh", 0644);
+	d = dir_handle(&f, "d");
+	ck_assert_int_eq(unpkg_commit_stage(f.c, d, "c.dpkg-new", "c", -1,
+					    UNPKG_STAGE_KEEP |
+					    UNPKG_STAGE_BACKUP, &err), 0);
+	ck_assert_int_eq(unpkg_commit_stage(f.c, d, "n.dpkg-new", "n", -1,
+					    UNPKG_STAGE_KEEP, &err), 0);
+	unpkg_commit_abort(f.c);	/* before the renames */
+	check_content(&f, "d/c.dpkg-new", "new");
+	check_content(&f, "d/n.dpkg-new", "fresh");
+	ck_assert_int_eq(unpkg_commit_stage(f.c, d, "c.dpkg-new", "c", -1,
+					    UNPKG_STAGE_KEEP |
+					    UNPKG_STAGE_BACKUP, &err), 0);
+	ck_assert_int_eq(unpkg_commit_stage(f.c, d, "n.dpkg-new", "n", -1,
+					    UNPKG_STAGE_KEEP, &err), 0);
+	ck_assert_int_eq(unpkg_commit_finish(f.c, &err), 0);
+	check_content(&f, "d/c", "new");
+	unpkg_commit_abort(f.c);	/* after them */
+	check_content(&f, "d/c", "old");
+	check_content(&f, "d/c.dpkg-new", "new");
+	check_content(&f, "d/n.dpkg-new", "fresh");
+	ck_assert(!exists(&f, "d/n"));
+	ck_assert(!exists(&f, "d/c.dpkg-tmp"));
+	teardown(&f);
+}
+END_TEST
+
 static int count_open_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -527,6 +603,8 @@ int main(void)
 	tcase_add_test(tc, test_abort_after_rename);
 	tcase_add_test(tc, test_norename);
 	tcase_add_test(tc, test_dir_backup);
+	tcase_add_test(tc, test_remove);
+	tcase_add_test(tc, test_keep);
 	tcase_add_test(tc, test_fd_budget);
 	tcase_add_test(tc, test_dir_dedup);
 	tcase_add_test(tc, test_fallback_to_syncfs);

@@ -1295,6 +1295,58 @@ START_TEST(t_load_files)
 }
 END_TEST
 
+/* Callers load before every lookup: the lists are read once, and again
+ * only after the database changed or the caller said they did. */
+START_TEST(t_load_files_cached)
+{
+	struct fixture fx;
+	struct unpkg_db *db;
+	struct unpkg_err err;
+
+	fx_init(&fx);
+	fx_write(&fx, "status",
+		 cat(stz("a", "all", NULL, INST, "1"), "\n",
+		     stz("b", "all", NULL, INST, "1"), "\n", NULL));
+	fx_write(&fx, "info/a.list", "/usr\n/usr/a\n");
+	fx_write(&fx, "info/b.list", "/usr\n/usr/b\n");
+	db = open_ok(fx.admin, 0);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/a", NULL), "a");
+
+	/* Not read again: nothing told the database. */
+	fx_write(&fx, "info/a.list", "/usr\n/usr/a2\n");
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/a", NULL), "a");
+	ck_assert_ptr_null(unpkg_db_file_owner(db, "/usr/a2", NULL));
+
+	/* The caller says so. */
+	unpkg_db_files_changed(db);
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_ptr_null(unpkg_db_file_owner(db, "/usr/a", NULL));
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/a2", NULL), "a");
+
+	/* A put: b becomes not-installed, its list no longer counts. */
+	ck_assert_int_eq(unpkg_db_put(db, "b", NULL,
+				      stz("b", "all", NULL,
+					  "purge ok not-installed", "1"),
+				      &err), 0);
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/b", NULL), "b");
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_ptr_null(unpkg_db_file_owner(db, "/usr/b", NULL));
+
+	/* A write. */
+	fx_write(&fx, "info/a.list", "/usr\n/usr/a3\n");
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_ptr_null(unpkg_db_file_owner(db, "/usr/a3", NULL));
+	ck_assert_int_eq(unpkg_db_write(db, NULL, &err), 0);
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/a3", NULL), "a");
+	unpkg_db_free(db);
+	fx_destroy(&fx);
+}
+END_TEST
+
 static Suite *db_suite(void)
 {
 	Suite *s = suite_create("db");
@@ -1321,6 +1373,7 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, t_put);
 	tcase_add_test(tc, t_read_list);
 	tcase_add_test(tc, t_load_files);
+	tcase_add_test(tc, t_load_files_cached);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -81,6 +81,41 @@ START_TEST(test_long_message_truncated)
 }
 END_TEST
 
+/* The events for --status-fd and --log carry arch and versions; the
+ * plain status event leaves them NULL. */
+START_TEST(test_pkg_events)
+{
+	struct seen s = { 0 };
+	struct unpkg_events ev = { .fn = record, .ctx = &s };
+
+	unpkg_event_status(&ev, "foo", "unpacked");
+	ck_assert_ptr_null(s.last.arch);
+	ck_assert_ptr_null(s.last.version);
+	unpkg_event_pkg_status(&ev, "foo", "amd64", "1.0-1", "half-installed");
+	ck_assert_int_eq(s.last.kind, UNPKG_EV_STATUS);
+	ck_assert_str_eq(s.last.status, "half-installed");
+	ck_assert_str_eq(s.last.arch, "amd64");
+	ck_assert_str_eq(s.last.version, "1.0-1");
+	ck_assert_ptr_null(s.last.message);
+	unpkg_event_processing(&ev, "upgrade", "foo", "all", "1.0", "2.0");
+	ck_assert_int_eq(s.last.kind, UNPKG_EV_PROCESSING);
+	ck_assert_str_eq(s.last.action, "upgrade");
+	ck_assert_str_eq(s.pkg, "foo");
+	ck_assert_str_eq(s.last.arch, "all");
+	ck_assert_str_eq(s.last.old_version, "1.0");
+	ck_assert_str_eq(s.last.version, "2.0");
+	ck_assert_ptr_null(s.last.status);
+	unpkg_event_conffile(&ev, "foo", "/etc/foo.conf", "keep");
+	ck_assert_int_eq(s.last.kind, UNPKG_EV_CONFFILE);
+	ck_assert_str_eq(s.msg, "/etc/foo.conf");
+	ck_assert_str_eq(s.last.action, "keep");
+	ck_assert_int_eq(s.n, 4);
+	unpkg_event_processing(NULL, "install", "foo", NULL, NULL, "1");
+	unpkg_event_conffile(&(struct unpkg_events){ 0 }, "foo", "/x", "keep");
+	ck_assert_int_eq(s.n, 4);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("event");
@@ -90,6 +125,7 @@ int main(void)
 	tcase_add_test(tc, test_status);
 	tcase_add_test(tc, test_null_sinks);
 	tcase_add_test(tc, test_long_message_truncated);
+	tcase_add_test(tc, test_pkg_events);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

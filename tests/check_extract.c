@@ -489,6 +489,75 @@ START_TEST(test_symlink_to_slash)
 }
 END_TEST
 
+/* Digests cost as much CPU as a fast decompressor: they are computed only
+ * where they are used.  A package that ships md5sums needs them for its
+ * conffiles only (a conffile hard-linked to another file included); one
+ * without md5sums needs every file's, to generate the list. */
+START_TEST(test_digests_where_needed)
+{
+	static const struct tu_entry e[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'd', .path = "./usr/" },
+		{ .type = 'f', .path = "./usr/a", .data = "data of a\n" },
+		{ .type = 'd', .path = "./etc/" },
+		{ .type = 'f', .path = "./etc/c.conf", .data = "conf\n" },
+		{ .type = 'h', .path = "./etc/hl.conf", .data = "./usr/a" },
+	};
+	static const struct tu_entry sums[] = {
+		{ .type = 'f', .path = "./md5sums",
+		  .data = "5d2cfb941f15f67e7921e4ff9e5a8624  usr/a\n" },
+	};
+	int with_sums;
+
+	for (with_sums = 0; with_sums <= 1; with_sums++) {
+		struct tu_deb spec = {
+			.control = control, .entries = e,
+			.n_entries = sizeof(e) / sizeof(*e),
+			.control_members = with_sums ? sums : NULL,
+			.n_control_members = with_sums ? 1 : 0,
+		};
+		struct unpkg_extract_opts o;
+		struct unpkg_deb *deb = NULL;
+		char path[4096];
+		struct fx f;
+
+		fx_init(&f);
+		o = (struct unpkg_extract_opts){
+			.root = f.r, .commit = f.c, .pkgkey = "x",
+			.conffiles = &f.conffiles, .run_files = &f.run_files,
+			.stats = &f.st,
+		};
+		ck_assert_int_eq(unpkg_strmap_put(&f.conffiles, "/etc/c.conf",
+						  "", NULL, &f.err), 0);
+		ck_assert_int_eq(unpkg_strmap_put(&f.conffiles,
+						  "/etc/hl.conf", "", NULL,
+						  &f.err), 0);
+		snprintf(path, sizeof(path), "%s/x.deb", f.tmp);
+		tu_build_deb(path, &spec);
+		ck_assert_msg(unpkg_deb_open(path, &deb, &f.err) == 0, "%s",
+			      f.err.msg);
+		ck_assert_msg(unpkg_extract(deb, &o, &f.list, &f.err) == 0,
+			      "%s", f.err.msg);
+		unpkg_deb_free(deb);
+		ck_assert_uint_eq(f.list.count, 6);
+		/* No spare capacity kept for the rest of the run. */
+		ck_assert_uint_eq(f.list.cap, 6);
+		ck_assert_str_eq(f.list.files[2].path, "/usr/a");
+		ck_assert_str_eq(f.list.files[2].md5,
+				 with_sums ? ""
+					   : "5d2cfb941f15f67e7921e4ff9e5a8624");
+		ck_assert_str_eq(f.list.files[4].path, "/etc/c.conf");
+		ck_assert_str_eq(f.list.files[4].md5,
+				 "b9a771b420047cfaa3543e66c78f44f6");
+		ck_assert_str_eq(f.list.files[5].path, "/etc/hl.conf");
+		ck_assert_str_eq(f.list.files[5].md5,
+				 "5d2cfb941f15f67e7921e4ff9e5a8624");
+		commit(&f);
+		fx_destroy(&f);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s;
@@ -512,6 +581,7 @@ int main(void)
 	tcase_add_test(tc, test_file_over_empty_dir);
 	tcase_add_test(tc, test_absolute_lands_inside);
 	tcase_add_test(tc, test_symlink_to_slash);
+	tcase_add_test(tc, test_digests_where_needed);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

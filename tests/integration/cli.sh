@@ -32,6 +32,9 @@ assert_grep '^Usage: unpkg' "$TESTDIR/help.out" "--help"
 assert_grep '--sync=<strategy>' "$TESTDIR/help.out" "--help lists --sync"
 run 0 help-short -h
 assert_same_file "$TESTDIR/help.out" "$TESTDIR/help-short.out" "-h is --help"
+run 0 help-q '-?'
+assert_same_file "$TESTDIR/help.out" "$TESTDIR/help-q.out" "-? is --help"
+assert_grep 'hands every other action' "$TESTDIR/help.out" "--help explains the hand-over to dpkg"
 run 0 version --version
 assert_grep '^unpkg [0-9]+\.[0-9]+' "$TESTDIR/version.out" "--version"
 
@@ -46,6 +49,10 @@ run 2 badopt --root="$root" --no-such-option -i "$deb"
 run 2 badsync --root="$root" --sync=fsync -i "$deb"
 assert_grep "unknown sync strategy 'fsync'" "$TESTDIR/badsync.err" "--sync=fsync"
 run 2 twoactions --root="$root" -i --unpack "$deb"
+assert_grep 'conflicting actions --unpack and -i' "$TESTDIR/twoactions.err" "two actions"
+run 2 afterfile --root="$root" -i "$deb" --unpack
+assert_grep "cannot access archive '--unpack'" "$TESTDIR/afterfile.err" \
+	"options end at the first file, as in dpkg"
 [ ! -e "$root/usr" ] || check_fail "a usage error wrote into the root"
 
 section "a missing archive stops the run before it starts (exit 2), as in dpkg"

@@ -109,7 +109,9 @@ touch -h -d '2010-10-10 10:10:10 UTC' "$s/link-relative"
 
 # --- a conffile ------------------------------------------------------------
 echo 'setting = 1' >"$stage/etc/entries/entries.conf"
-echo /etc/entries/entries.conf >"$stage/DEBIAN/conffiles"
+echo 'dropped in 2.0' >"$stage/etc/entries/dropped.conf"
+printf '%s\n' /etc/entries/entries.conf /etc/entries/dropped.conf \
+	>"$stage/DEBIAN/conffiles"
 
 deb=$TESTDIR/entries_1.0-1_all.deb
 build_deb "$deb" "$stage"
@@ -155,6 +157,9 @@ chown 2345:5432 "$s2/owned-numeric"
 mkdir -p "$s2/new-dir"
 echo 'new in 2.0' >"$s2/new-dir/file"
 echo 'setting = 2' >"$stage2/etc/entries/entries.conf"
+# a conffile dropped: kept on disk, listed, and marked obsolete
+rm "$stage2/etc/entries/dropped.conf"
+echo /etc/entries/entries.conf >"$stage2/DEBIAN/conffiles"
 deb2=$TESTDIR/entries_2.0-1_all.deb
 build_deb "$deb2" "$stage2"
 
@@ -176,6 +181,8 @@ upgrade_roots
 compare_roots_with_dpkg "$UP_A" "$UP_B" -i "$deb2"
 assert_no_debris "$UP_A"
 [ ! -e "$UP_A/usr/share/entries/deep" ] || check_fail "upgrade: the dropped directory tree is still there"
+assert_grep '^ /etc/entries/dropped.conf [0-9a-f]* obsolete$' "$UP_A/var/lib/dpkg/status" \
+	"upgrade: the dropped conffile is recorded as obsolete"
 
 section "reinstall 2.0-1 over itself: -i"
 compare_roots_with_dpkg "$UP_A" "$UP_B" -i "$deb2"

@@ -713,13 +713,8 @@ accepted() {
 
 # Cases that show a bug reported but not fixed yet: their failures are
 # reported as notes and not counted.  Remove a name once the bug is fixed.
-#   conffiles-not-in-package  a conffile listed in conffiles but not in
-#       data.tar: dpkg installs the package; unpkg unpacks it, then fails
-#       to configure it (exit 2, package left unpacked)
-#   conffiles-directory  a directory listed as a conffile: unpkg unpacks
-#       it, then fails to configure it (exit 2) instead of refusing it
-#       before touching anything
-KNOWN_BUGS=" conffiles-not-in-package conffiles-directory "
+# (None at present.)
+KNOWN_BUGS=" "
 
 case_begin() {
 	CASE_NAME=$1
