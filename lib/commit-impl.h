@@ -19,6 +19,7 @@ struct commit_dir {
 enum entry_state {
 	ENTRY_STAGED,		/* exists as tmpname */
 	ENTRY_RENAMED,		/* renamed to name, backup (if any) remains */
+	ENTRY_UNDONE,		/* undone by unpkg_commit_undo(): ignored */
 };
 
 struct commit_entry {

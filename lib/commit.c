@@ -701,7 +701,8 @@ int unpkg_commit_release(struct unpkg_commit *c, struct unpkg_err *err)
 		char *backup;
 		int dfd, r;
 
-		if (!(e->flags & (UNPKG_STAGE_BACKUP | UNPKG_STAGE_DIRBACKUP |
+		if (e->state == ENTRY_UNDONE ||
+		    !(e->flags & (UNPKG_STAGE_BACKUP | UNPKG_STAGE_DIRBACKUP |
 				  ENTRY_REMOVED)))
 			continue;
 		backup = suffixed(e->name, ".dpkg-tmp");
@@ -734,9 +735,11 @@ int unpkg_commit_release(struct unpkg_commit *c, struct unpkg_err *err)
 	return ret;
 }
 
-/* Undo entries from index `ents` and created directories from `mkdirs`
- * on, newest first, then forget them. */
-static void abort_from(struct unpkg_commit *c, size_t ents, size_t mkdirs)
+/* Undo entries [ents, ents_end) and created directories [mkdirs,
+ * mkdirs_end), newest first; then forget them when they are the last
+ * ones, else mark them undone. */
+static void abort_range(struct unpkg_commit *c, size_t ents, size_t ents_end,
+			size_t mkdirs, size_t mkdirs_end)
 {
 	struct unpkg_err ignored;
 	int renamed = 0;
@@ -744,10 +747,12 @@ static void abort_from(struct unpkg_commit *c, size_t ents, size_t mkdirs)
 
 	unpkg_err_init(&ignored);
 	/* Newest first, so hard links and directories unwind in order. */
-	for (i = c->nents; i-- > ents;) {
+	for (i = ents_end; i-- > ents;) {
 		struct commit_entry *e = &c->ents[i];
 		int dfd;
 
+		if (e->state == ENTRY_UNDONE)
+			continue;
 		commit_close_fd(c, e, &ignored);
 		dfd = unpkg_commit_dirfd(c, e->dir, &ignored);
 		if (dfd < 0)
@@ -794,9 +799,12 @@ static void abort_from(struct unpkg_commit *c, size_t ents, size_t mkdirs)
 			unlinkat(dfd, e->name, 0);
 		}
 	}
-	for (i = c->nmkdirs; i-- > mkdirs;) {
-		int dfd = unpkg_commit_dirfd(c, c->mkdirs[i].dir, &ignored);
+	for (i = mkdirs_end; i-- > mkdirs;) {
+		int dfd;
 
+		if (c->mkdirs[i].dir < 0)
+			continue;
+		dfd = unpkg_commit_dirfd(c, c->mkdirs[i].dir, &ignored);
 		if (dfd >= 0)
 			unlinkat(dfd, c->mkdirs[i].name, AT_REMOVEDIR);
 	}
@@ -805,18 +813,32 @@ static void abort_from(struct unpkg_commit *c, size_t ents, size_t mkdirs)
 	 * again proves nothing. */
 	if (renamed && !c->sync_failed)
 		c->ops->renamed(c, &ignored);
-	forget_from(c, ents, mkdirs);
+	if (ents_end == c->nents && mkdirs_end == c->nmkdirs) {
+		forget_from(c, ents, mkdirs);
+		return;
+	}
+	for (i = ents; i < ents_end; i++)
+		c->ents[i].state = ENTRY_UNDONE;
+	for (i = mkdirs; i < mkdirs_end; i++)
+		c->mkdirs[i].dir = -1;
 }
 
 void unpkg_commit_abort(struct unpkg_commit *c)
 {
-	abort_from(c, 0, 0);
+	abort_range(c, 0, c->nents, 0, c->nmkdirs);
 }
 
 void unpkg_commit_rollback(struct unpkg_commit *c,
 			   const struct unpkg_commit_savepoint *sp)
 {
-	abort_from(c, sp->entries, sp->mkdirs);
+	abort_range(c, sp->entries, c->nents, sp->mkdirs, c->nmkdirs);
+}
+
+void unpkg_commit_undo(struct unpkg_commit *c,
+		       const struct unpkg_commit_savepoint *from,
+		       const struct unpkg_commit_savepoint *to)
+{
+	abort_range(c, from->entries, to->entries, from->mkdirs, to->mkdirs);
 }
 
 void unpkg_commit_free(struct unpkg_commit *c)

@@ -144,6 +144,13 @@ void unpkg_commit_savepoint(const struct unpkg_commit *c,
 void unpkg_commit_rollback(struct unpkg_commit *c,
 			   const struct unpkg_commit_savepoint *sp);
 
+/* Undo the entries staged (and removed) between savepoints `from` and
+ * `to` — one package of a batch — even after the rename pass, as abort
+ * does; the others stay.  Best effort, never fails. */
+void unpkg_commit_undo(struct unpkg_commit *c,
+		       const struct unpkg_commit_savepoint *from,
+		       const struct unpkg_commit_savepoint *to);
+
 /* Register the directory `relpath` beneath `root` (opened with the root's
  * resolver, so symlinks stay inside the root) and return its handle
  * (>= 0).  The same directory reached by another path gets the same

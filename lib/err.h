@@ -26,6 +26,7 @@ enum unpkg_errcode {
 	UNPKG_ERR_SYNC,		/* fsync/fdatasync/syncfs failed; errnum set.
 				 * Never retried: the pages may have been
 				 * marked clean, so a retry could lie. */
+	UNPKG_ERR_SCRIPT,	/* a maintainer script failed */
 };
 
 #define UNPKG_ERR_MSG_MAX 1024

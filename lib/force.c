@@ -41,7 +41,7 @@ static const struct unpkg_force_info table[] = {
 	  "replace another package's directory by a file" },
 	{ "unsafe-io", UNPKG_FORCE_UNSAFE_IO, 0, 1, H,
 	  "do not sync anything while unpacking" },
-	{ "script-chrootless", UNPKG_FORCE_SCRIPT_CHROOTLESS, 0, 1, S,
+	{ "script-chrootless", UNPKG_FORCE_SCRIPT_CHROOTLESS, 0, 1, H,
 	  "run maintainer scripts without chroot into the root" },
 	{ "confnew", UNPKG_FORCE_CONFNEW, 0, 1, S,
 	  "take the package's version of a changed conffile" },

@@ -14,88 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "control.h"
-#include "db.h"
-#include "deb.h"
-#include "extract.h"
-#include "fsroot.h"
-#include "install.h"
+#include "install-impl.h"
 #include "relation.h"
+#include "script.h"
 #include "stanza.h"
-#include "strmap.h"
-
-enum pkg_state {
-	PKG_FAILED,
-	PKG_OPENED,		/* control read and checked */
-	PKG_MARKED,		/* half-installed in the database */
-	PKG_EXTRACTED,		/* staged in the transaction */
-	PKG_UNPACKED,
-	PKG_INSTALLED,
-};
-
-struct conffile {
-	char *path;		/* "/etc/foo.conf" */
-	char *flags;		/* "remove-on-upgrade", or NULL */
-};
-
-struct pkg {
-	const char *debpath;
-	struct unpkg_deb *deb;
-	struct unpkg_para control;
-	char *name;		/* folded to lower case, as dpkg does */
-	const char *version, *arch;
-	char *key;		/* info/ prefix and display name */
-	char *label;		/* "name version", for conflict messages */
-	char *old_stanza;	/* the stanza before the run, or NULL */
-	char *old_version;	/* its Version, or NULL */
-	char *config_version;	/* the last configured version, or NULL */
-	char *old_conffiles;	/* its Conffiles value, or NULL */
-	char **old_files;	/* its file list, or NULL */
-	size_t nold_files;
-	char **obsolete_info;	/* info/ files of the old version the new
-				 * one does not ship */
-	size_t nobsolete_info;
-	/* paths of the old list the new version lacks (not its conffiles) */
-	const char **obsolete;
-	size_t nobsolete;
-	const char **late_rmdir;	/* obsolete directories to remove after
-					 * the record */
-	size_t nlate_rmdir;
-	/* old conffiles the new version does not ship: kept, and recorded
-	 * as obsolete with their hash, as dpkg does */
-	struct conffile *obsolete_conf;	/* flags holds the hash */
-	size_t nobsolete_conf;
-	struct conffile *conffiles;
-	size_t nconffiles;
-	struct unpkg_strmap confmap;	/* path -> struct conffile * */
-	struct unpkg_filelist files;
-	int has_postinst;
-	int upgrade;		/* a version other than config-files is
-				 * installed: dpkg's "upgrade", not "install" */
-	enum pkg_state state;
-};
-
-struct run {
-	const struct unpkg_install_opts *o;
-	struct unpkg_stats *stats;
-	struct unpkg_db *db;
-	struct unpkg_root *root;
-	struct unpkg_root *admroot;	/* the admindir, for info/ */
-	struct unpkg_commit *commit;
-	struct unpkg_strmap run_files;	/* path -> "name version" of this run */
-	/* name -> struct candidate chain, for dependency checks */
-	struct unpkg_strmap candidates;
-	int candidates_valid;
-	struct candidate **cands;
-	size_t ncands, capcands;
-	struct unpkg_relations *provides;
-	size_t nprovides;
-	struct pkg *pkgs;
-	size_t npkgs;
-	int failed;
-	int db_dirty;		/* restored stanzas not yet written */
-	int sync_failed;	/* a sync failed: configure nothing more */
-};
 
 static void conffiles_free(struct conffile *v, size_t n)
 {
@@ -119,6 +41,9 @@ static void pkg_destroy(struct pkg *p)
 	free(p->old_version);
 	free(p->config_version);
 	free(p->old_conffiles);
+	free(p->old_status);
+	free(p->old_arch);
+	maint_free_scripts(p);
 	unpkg_db_list_free(p->old_files, p->nold_files);
 	unpkg_db_list_free(p->obsolete_info, p->nobsolete_info);
 	free(p->obsolete);
@@ -129,8 +54,7 @@ static void pkg_destroy(struct pkg *p)
 	unpkg_filelist_destroy(&p->files);
 }
 
-/* Report a failed package and release what it holds. */
-static void fail_pkg(struct run *r, struct pkg *p, const char *what,
+void inst_fail_pkg(struct run *r, struct pkg *p, const char *what,
 		     const struct unpkg_err *err)
 {
 	unpkg_event_emit(r->o->events, UNPKG_EV_ERROR, what, "%s", err->msg);
@@ -556,6 +480,38 @@ out:
 	return ret;
 }
 
+/* What the maintainer-script steps need to know of the installed
+ * version: its status word, its architecture, whether it has a prerm. */
+static int old_script_facts(struct run *r, struct pkg *p,
+			    const struct unpkg_db_pkg *old,
+			    struct unpkg_err *err)
+{
+	const char *want, *flag, *status, *arch;
+	struct unpkg_err probe;
+	char *prerm;
+	int fd;
+
+	arch = unpkg_para_get(&old->para, "Architecture");
+	if (unpkg_db_pkg_status(old, &want, &flag, &status) == 0 &&
+	    (p->old_status = strdup(status)) == NULL)
+		return unpkg_err_nomem(err);
+	if (arch != NULL && (p->old_arch = strdup(arch)) == NULL)
+		return unpkg_err_nomem(err);
+	if (asprintf(&prerm, "info/%s.prerm", old->key) < 0)
+		return unpkg_err_nomem(err);
+	unpkg_err_init(&probe);
+	fd = unpkg_root_openat(r->admroot, prerm, O_PATH | O_NOFOLLOW, 0,
+			       &probe);
+	free(prerm);
+	if (fd >= 0) {
+		close(fd);
+		p->old_prerm = 1;
+	} else if (probe.errnum != ENOENT) {
+		return unpkg_err_set(err, probe.code, "%s", probe.msg);
+	}
+	return 0;
+}
+
 static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
 	const struct unpkg_deb_member *m;
@@ -609,12 +565,8 @@ static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 					     "package %s is already being "
 					     "installed from %s", p->key,
 					     r->pkgs[i].debpath);
-	if (unpkg_deb_member(p->deb, "preinst") != NULL)
-		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
-				     "package %s has a preinst: running "
-				     "maintainer scripts is not supported yet",
-				     p->key);
-	p->has_postinst = unpkg_deb_member(p->deb, "postinst") != NULL;
+	if (maint_save_scripts(p, err) < 0)
+		return -1;
 	m = unpkg_deb_member(p->deb, "conffiles");
 	if (m != NULL && parse_conffiles(p, m, err) < 0) {
 		unpkg_err_prefix(err, "%s", p->debpath);
@@ -624,7 +576,7 @@ static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 			     sizeof(why), err);
 	if (ok < 0)
 		return -1;
-	if (!ok && !r->o->force_depends)
+	if (!ok && !(r->o->force & UNPKG_FORCE_DEPENDS))
 		return unpkg_err_set(err, UNPKG_ERR_DEPENDS,
 				     "pre-dependency problem - not installing "
 				     "%s:%s", p->key, why);
@@ -649,6 +601,8 @@ static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 		p->upgrade = unpkg_db_pkg_status(old, &want, &flag,
 						 &status) != 0 ||
 			     strcmp(status, "config-files") != 0;
+		if (old_script_facts(r, p, old, err) < 0)
+			return -1;
 		p->old_stanza = unpkg_para_format(&old->para);
 		p->old_version = v != NULL ? strdup(v) : NULL;
 		p->old_conffiles = cf != NULL ? strdup(cf) : NULL;
@@ -731,6 +685,13 @@ static int file_md5(int dfd, const char *name, char hex[33],
 }
 
 
+static int is_script(const char *member)
+{
+	return strcmp(member, "preinst") == 0 ||
+	       strcmp(member, "postinst") == 0 ||
+	       strcmp(member, "prerm") == 0 || strcmp(member, "postrm") == 0;
+}
+
 /* Write info/KEY.NAME.dpkg-new and stage it to become info/KEY.NAME. */
 static int stage_info(struct run *r, struct pkg *p, int dir, const char *member,
 		      const void *data, size_t len, mode_t mode,
@@ -755,7 +716,12 @@ static int stage_info(struct run *r, struct pkg *p, int dir, const char *member,
 	dfd = unpkg_commit_dirfd(r->commit, dir, err);
 	if (dfd < 0)
 		goto out;
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+	/* A maintainer script waits as NAME.dpkg-new until the old
+	 * version's postrm has run (maint_postrm()); it is renamed by the
+	 * second finish, in remove_old(). */
+	if (is_script(member))
+		flags |= UNPKG_STAGE_NORENAME;
+	else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		flags |= UNPKG_STAGE_BACKUP;
 	else if (errno != ENOENT) {
 		unpkg_err_sys(err, "cannot stat info/%s", name);
@@ -904,8 +870,20 @@ static int conffiles_value(const struct pkg *p, int configured,
 	return 0;
 }
 
+int inst_put_stanza(struct run *r, struct pkg *p, const char *text,
+		    const char *arch, const char *version, const char *status,
+		    struct unpkg_err *err)
+{
+	if (unpkg_db_put(r->db, p->name, p->arch, text, err) < 0)
+		return -1;
+	r->candidates_valid = 0;
+	r->db_dirty = 1;
+	unpkg_event_pkg_status(r->o->events, p->key, arch, version, status);
+	return 0;
+}
+
 /* Set the package's stanza in memory (not yet written). */
-static int put_state(struct run *r, struct pkg *p, const char *flag,
+int inst_put_state(struct run *r, struct pkg *p, const char *flag,
 		     const char *status, struct unpkg_err *err)
 {
 	struct unpkg_stanza_state st = {
@@ -923,11 +901,8 @@ static int put_state(struct run *r, struct pkg *p, const char *flag,
 		goto out;
 	st.conffiles = conffiles.s;
 	if (unpkg_stanza_format(&p->control, &st, &text, err) < 0 ||
-	    unpkg_db_put(r->db, p->name, p->arch, text, err) < 0)
+	    inst_put_stanza(r, p, text, p->arch, p->version, status, err) < 0)
 		goto out;
-	r->candidates_valid = 0;
-	unpkg_event_pkg_status(r->o->events, p->key, p->arch, p->version,
-			       status);
 	ret = 0;
 out:
 	free(conffiles.s);
@@ -935,7 +910,7 @@ out:
 	return ret;
 }
 
-static int write_db(struct run *r, struct unpkg_err *err)
+int inst_write_db(struct run *r, struct unpkg_err *err)
 {
 	if (unpkg_db_write(r->db, &r->stats->fsync, err) < 0) {
 		if (err->code == UNPKG_ERR_SYNC)
@@ -948,7 +923,7 @@ static int write_db(struct run *r, struct unpkg_err *err)
 
 /* Put the package's stanza back as it was before the run, in memory: the
  * next database write of the run makes it durable. */
-static void restore_pkg(struct run *r, struct pkg *p)
+void inst_restore_pkg(struct run *r, struct pkg *p)
 {
 	const struct unpkg_db_pkg *now;
 	const char *want, *flag, *status = "not-installed";
@@ -1402,6 +1377,43 @@ static int extract_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	return 0;
 }
 
+/* The new version's maintainer scripts, staged as info/KEY.NAME.dpkg-new,
+ * take their names. */
+static int stage_scripts(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	static const char *const names[] = {
+		"preinst", "postinst", "prerm", "postrm",
+	};
+	char tmp[NAME_MAX + 16], name[NAME_MAX + 1];
+	struct stat st;
+	size_t i;
+	int dir, dfd;
+
+	dir = unpkg_commit_dir(r->commit, r->admroot, "info", err);
+	dfd = dir >= 0 ? unpkg_commit_dirfd(r->commit, dir, err) : -1;
+	if (dfd < 0)
+		return -1;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		unsigned int flags = UNPKG_STAGE_KEEP;
+
+		if (!p->scripts[maint_index(names[i])].present)
+			continue;
+		snprintf(name, sizeof(name), "%s.%s", p->key, names[i]);
+		snprintf(tmp, sizeof(tmp), "%s.dpkg-new", name);
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			flags |= UNPKG_STAGE_BACKUP;
+		if (unpkg_commit_stage(r->commit, dir, tmp, name, -1, flags,
+				       err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void inst_undo_files(struct run *r, struct pkg *p)
+{
+	unpkg_commit_undo(r->commit, &p->sp_from, &p->sp_to);
+}
+
 /* The old versions' leftovers go once the new files are in place, moved
  * aside until the record; a second finish makes that durable first. */
 static int remove_old(struct run *r, struct unpkg_err *err)
@@ -1412,10 +1424,19 @@ static int remove_old(struct run *r, struct unpkg_err *err)
 	unpkg_commit_savepoint(r->commit, &before);
 	for (i = 0; i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
+		int ok;
 
-		if (p->state == PKG_EXTRACTED && p->old_stanza != NULL &&
-		    (remove_obsolete(r, p, err) < 0 ||
-		     remove_obsolete_info(r, p, err) < 0))
+		if (p->state != PKG_EXTRACTED)
+			continue;
+		ok = maint_postrm(r, p, err);
+		if (ok < 0)
+			return -1;
+		if (ok == 0)
+			continue;	/* unwound and failed */
+		if (stage_scripts(r, p, err) < 0 ||
+		    (p->old_stanza != NULL &&
+		     (remove_obsolete(r, p, err) < 0 ||
+		      remove_obsolete_info(r, p, err) < 0)))
 			return -1;
 	}
 	unpkg_commit_savepoint(r->commit, &after);
@@ -1453,10 +1474,10 @@ static int commit_group(struct run *r, struct unpkg_err *err)
 		struct pkg *p = &r->pkgs[i];
 
 		if (p->state == PKG_EXTRACTED &&
-		    put_state(r, p, "ok", "unpacked", err) < 0)
+		    inst_put_state(r, p, "ok", "unpacked", err) < 0)
 			return -1;
 	}
-	if (write_db(r, err) < 0)
+	if (inst_write_db(r, err) < 0)
 		return -1;
 	for (i = 0; i < r->npkgs; i++)
 		if (r->pkgs[i].state == PKG_EXTRACTED)
@@ -1551,11 +1572,66 @@ next:
 	return 0;
 }
 
+/* "Setting up": the postinst of `p` if it has one (the state
+ * half-configured is durable), then installed, in memory. */
+static int configure_one(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	int ok = 1;
+
+	unpkg_event_processing(r->o->events, "configure", p->key, p->arch,
+			       p->version, p->version);
+	unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
+			 "Setting up %s (%s) ...", p->key, p->version);
+	if (p->scripts[maint_index("postinst")].present)
+		ok = maint_postinst(r, p, err);
+	if (ok <= 0)
+		return ok;
+	p->state = PKG_INSTALLED;
+	return inst_put_state(r, p, "ok", "installed", err);
+}
+
+/* Run configure_one() for the packages ready for it, those whose
+ * dependencies are configured first (a package whose Depends are met
+ * only by packages of the run that are not configured yet waits), then
+ * the rest in the order given. */
+static int configure_in_order(struct run *r, struct unpkg_err *err)
+{
+	int pass, progress;
+	size_t i;
+
+	for (pass = 0; pass < 2; pass++) {
+		do {
+			progress = 0;
+			for (i = 0; i < r->npkgs; i++) {
+				struct pkg *p = &r->pkgs[i];
+				char why[4096] = "";
+				int ok = 1;
+
+				if (p->state != PKG_CONFIGURING)
+					continue;
+				if (pass == 0)
+					ok = check_relations(r, p, "Depends",
+							     "depends on", 0,
+							     why, sizeof(why),
+							     err);
+				if (ok < 0)
+					return -1;
+				if (ok == 0)
+					continue;
+				if (configure_one(r, p, err) < 0)
+					return -1;
+				progress = 1;
+			}
+		} while (progress && pass == 0);
+	}
+	return 0;
+}
+
 static int configure_pkgs(struct run *r, struct unpkg_err *err)
 {
 	double t = unpkg_now();
 	size_t i;
-	int any = 0;
+	int any = 0, scripts = 0;
 
 	for (i = 0; i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
@@ -1568,7 +1644,7 @@ static int configure_pkgs(struct run *r, struct unpkg_err *err)
 		unpkg_err_init(&perr);
 		ok = check_relations(r, p, "Depends", "depends on", 1, why,
 				     sizeof(why), &perr);
-		if (ok == 0 && r->o->force_depends) {
+		if (ok == 0 && (r->o->force & UNPKG_FORCE_DEPENDS)) {
 			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
 					 "%s: dependency problems, but "
 					 "configuring anyway as you requested:%s",
@@ -1581,11 +1657,6 @@ static int configure_pkgs(struct run *r, struct unpkg_err *err)
 				      "configuration of %s:%s\n"
 				      "dependency problems - leaving "
 				      "unconfigured", p->key, why);
-		else if (ok > 0 && p->has_postinst)
-			ok = unpkg_err_set(&perr, UNPKG_ERR_UNSUPPORTED,
-					   "package %s has a postinst: running "
-					   "maintainer scripts is not supported "
-					   "yet - leaving unconfigured", p->key);
 		/* A failure to stage is the system's, not the package's:
 		 * it ends the configure phase. */
 		if (ok > 0 && stage_conffiles(r, p, err) < 0)
@@ -1596,23 +1667,36 @@ static int configure_pkgs(struct run *r, struct unpkg_err *err)
 			r->failed++;
 			continue;
 		}
-		unpkg_event_processing(r->o->events, "configure", p->key,
-				       p->arch, p->version, p->version);
-		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
-				 "Setting up %s (%s) ...", p->key, p->version);
-		p->state = PKG_INSTALLED;
+		p->state = PKG_CONFIGURING;
 		any = 1;
 	}
 	if (!any)
 		goto done;
 	if (unpkg_commit_finish(r->commit, err) < 0)
 		goto fail;
-	for (i = 0; i < r->npkgs; i++)
-		if (r->pkgs[i].state == PKG_INSTALLED &&
-		    put_state(r, &r->pkgs[i], "ok", "installed", err) < 0)
-			goto fail;
-	if (write_db(r, err) < 0)
+	/* The postinsts see their packages half-configured, conffiles in
+	 * place. */
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+
+		if (p->state == PKG_CONFIGURING &&
+		    p->scripts[maint_index("postinst")].present) {
+			if (inst_put_state(r, p, "ok", "half-configured",
+					   err) < 0)
+				goto fail;
+			scripts = 1;
+		}
+	}
+	if (scripts && inst_write_db(r, err) < 0)
 		goto fail;
+	/* From here on the conffiles stay: a script may have used them. */
+	if (configure_in_order(r, err) < 0 || inst_write_db(r, err) < 0) {
+		if (scripts) {
+			release(r);
+			return -1;
+		}
+		goto fail;
+	}
 	release(r);
 done:
 	timed(r, UNPKG_PHASE_CONFIGURE, t);
@@ -1625,12 +1709,12 @@ fail:
 		struct pkg *p = &r->pkgs[i];
 		struct unpkg_err ignored;
 
-		if (p->state != PKG_INSTALLED)
+		if (p->state != PKG_CONFIGURING && p->state != PKG_INSTALLED)
 			continue;
 		unpkg_err_init(&ignored);
 		p->state = PKG_UNPACKED;
-		if (put_state(r, p, "ok", "unpacked", &ignored) < 0)
-			restore_pkg(r, p);
+		if (inst_put_state(r, p, "ok", "unpacked", &ignored) < 0)
+			inst_restore_pkg(r, p);
 		r->db_dirty = 1;
 	}
 	return -1;
@@ -1653,12 +1737,12 @@ static int mark_all(struct run *r, struct unpkg_err *err)
 				       p->upgrade ? "upgrade" : "install",
 				       p->key, p->arch, p->old_version,
 				       p->version);
-		if (put_state(r, p, "reinstreq", "half-installed", err) < 0)
+		if (inst_put_state(r, p, "reinstreq", "half-installed", err) < 0)
 			return -1;
 		p->state = PKG_MARKED;
 		any = 1;
 	}
-	if (any && write_db(r, err) < 0)
+	if (any && inst_write_db(r, err) < 0)
 		return -1;
 	timed(r, UNPKG_PHASE_MARK, t);
 	return 0;
@@ -1678,8 +1762,8 @@ static void give_up(struct run *r, size_t from)
 
 		if (p->state != PKG_MARKED && p->state != PKG_EXTRACTED)
 			continue;
-		restore_pkg(r, p);
-		fail_pkg(r, p, p->debpath, &err);
+		inst_restore_pkg(r, p);
+		inst_fail_pkg(r, p, p->debpath, &err);
 	}
 }
 
@@ -1695,8 +1779,8 @@ static void group_failed(struct run *r, const struct unpkg_err *cause)
 
 		if (p->state != PKG_EXTRACTED)
 			continue;
-		restore_pkg(r, p);
-		fail_pkg(r, p, p->debpath, cause);
+		inst_restore_pkg(r, p);
+		inst_fail_pkg(r, p, p->debpath, cause);
 	}
 	if (cause->code == UNPKG_ERR_SYNC) {
 		r->sync_failed = 1;
@@ -1762,33 +1846,43 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		unpkg_filelist_init(&p->files);
 		unpkg_err_init(&perr);
 		if (open_pkg(&r, p, &perr) < 0)
-			fail_pkg(&r, p, p->debpath, &perr);
+			inst_fail_pkg(&r, p, p->debpath, &perr);
 	}
 	timed(&r, UNPKG_PHASE_OPEN, t);
 
+	unpkg_script_force_list(o->force, r.force_list, sizeof(r.force_list));
+	if (maint_prerm(&r, err) < 0)
+		goto out;
 	if (mark_all(&r, err) < 0) {
 		/* Nothing was touched: the database goes back too. */
 		for (i = 0; i < n; i++)
 			if (r.pkgs[i].state == PKG_MARKED)
-				restore_pkg(&r, &r.pkgs[i]);
+				inst_restore_pkg(&r, &r.pkgs[i]);
 		if (r.db_dirty)
-			write_db(&r, err);
+			inst_write_db(&r, err);
 		goto out;
 	}
 
 	for (i = 0; i < n; i++) {
 		struct pkg *p = &r.pkgs[i];
-		struct unpkg_commit_savepoint sp;
 		struct unpkg_err perr;
+		int ok;
 
 		if (p->state != PKG_MARKED)
 			continue;
 		unpkg_err_init(&perr);
-		unpkg_commit_savepoint(r.commit, &sp);
-		if (extract_pkg(&r, p, &perr) < 0) {
-			unpkg_commit_rollback(r.commit, &sp);
-			restore_pkg(&r, p);
-			fail_pkg(&r, p, p->debpath, &perr);
+		ok = maint_preinst(&r, p, err);
+		if (ok < 0)
+			goto out;
+		if (ok == 0)
+			continue;
+		unpkg_commit_savepoint(r.commit, &p->sp_from);
+		ok = extract_pkg(&r, p, &perr);
+		unpkg_commit_savepoint(r.commit, &p->sp_to);
+		if (ok < 0) {
+			unpkg_commit_rollback(r.commit, &p->sp_from);
+			inst_restore_pkg(&r, p);
+			inst_fail_pkg(&r, p, p->debpath, &perr);
 			/* After a failed sync (an early barrier) nothing
 			 * written since the last good one can be trusted. */
 			if (perr.code == UNPKG_ERR_SYNC)
@@ -1810,16 +1904,17 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		break;
 	}
 	/* Stanzas of failed packages put back since the last write. */
-	if (r.db_dirty && write_db(&r, err) < 0)
+	if (r.db_dirty && inst_write_db(&r, err) < 0)
 		goto out;
 	/* After a failed sync nothing more is committed in this run. */
 	if (o->configure && !r.sync_failed && configure_pkgs(&r, err) < 0) {
 		if (r.db_dirty)
-			write_db(&r, err);	/* the first error wins */
+			inst_write_db(&r, err);	/* the first error wins */
 		goto out;
 	}
 	ret = r.failed;
 out:
+	maint_tmp_clean(&r);
 	if (r.db != NULL && !unpkg_db_durable(r.db))
 		unpkg_event_emit(o->events, UNPKG_EV_WARNING, NULL,
 				 "a sync of the database failed: what was "

@@ -32,7 +32,7 @@ struct unpkg_install_opts {
 	enum unpkg_sync_mode sync;
 	int configure;			/* -i: configure after unpacking */
 	int frontend_lock;		/* take lock-frontend too */
-	int force_depends;		/* unmet dependencies only warn */
+	unsigned int force;		/* UNPKG_FORCE_* (force.h) */
 	unsigned int root_flags;	/* UNPKG_ROOT_* (fsroot.h) */
 	const struct unpkg_events *events;
 	struct unpkg_stats *stats;	/* may be NULL */

@@ -1395,7 +1395,7 @@ int main(int argc, char **argv)
 	o.sync = (enum unpkg_sync_mode)cli.sync;
 	o.configure = action->oi->id == A_INSTALL;
 	o.frontend_lock = getenv("DPKG_FRONTEND_LOCKED") == NULL;
-	o.force_depends = (cli.force & UNPKG_FORCE_DEPENDS) != 0;
+	o.force = cli.force;
 	o.events = &(struct unpkg_events){ .fn = on_event, .ctx = &cli };
 	o.stats = &stats;
 	unpkg_err_init(&err);

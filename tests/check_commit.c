@@ -428,6 +428,39 @@ START_TEST(test_remove)
 }
 END_TEST
 
+/* One package of a batch undone after the rename pass: its files go
+ * back, the others stay and are released as usual. */
+START_TEST(test_undo_range)
+{
+	struct unpkg_commit_savepoint a, b;
+	struct fixture f;
+	struct unpkg_err err;
+	int d;
+
+	setup(&f, UNPKG_SYNC_BATCH, 0);
+	unpkg_err_init(&err);
+	tu_write_file(at(&f, "d/x"), "old x", 0644);
+	tu_write_file(at(&f, "d/y"), "old y", 0644);
+	d = dir_handle(&f, "d");
+	stage_file(&f, d, "x", "new x", UNPKG_STAGE_BACKUP);
+	unpkg_commit_savepoint(f.c, &a);
+	stage_file(&f, d, "y", "new y", UNPKG_STAGE_BACKUP);
+	stage_file(&f, d, "z", "new z", 0);
+	unpkg_commit_savepoint(f.c, &b);
+	stage_file(&f, d, "w", "new w", 0);
+	ck_assert_int_eq(unpkg_commit_finish(f.c, &err), 0);
+	unpkg_commit_undo(f.c, &a, &b);
+	check_content(&f, "d/y", "old y");
+	ck_assert(!exists(&f, "d/z") && !exists(&f, "d/y.dpkg-tmp"));
+	check_content(&f, "d/x", "new x");
+	check_content(&f, "d/w", "new w");
+	ck_assert_int_eq(unpkg_commit_release(f.c, &err), 0);
+	ck_assert(!exists(&f, "d/x.dpkg-tmp"));
+	check_content(&f, "d/y", "old y");
+	teardown(&f);
+}
+END_TEST
+
 /* A file staged with KEEP existed before the transaction (a conffile
  * waiting as NAME.dpkg-new): abort moves it back there, and puts back
  * the file it replaced. */
@@ -605,6 +638,7 @@ int main(void)
 	tcase_add_test(tc, test_dir_backup);
 	tcase_add_test(tc, test_remove);
 	tcase_add_test(tc, test_keep);
+	tcase_add_test(tc, test_undo_range);
 	tcase_add_test(tc, test_fd_budget);
 	tcase_add_test(tc, test_dir_dedup);
 	tcase_add_test(tc, test_fallback_to_syncfs);

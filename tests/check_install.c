@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "force.h"
 #include "install.h"
 #include "testutil.h"
 
@@ -17,6 +18,7 @@ struct fx {
 	char admin[4200];
 	struct unpkg_stats st;
 	enum unpkg_sync_mode sync;	/* UNPKG_SYNC_DPKG unless a test says */
+	unsigned int force;		/* more UNPKG_FORCE_* for every run */
 	int errors, warnings;
 	char last_error[2048];
 };
@@ -107,7 +109,7 @@ static int install(struct fx *f, int configure, int force_depends,
 		.sync = f->sync,
 		.configure = configure,
 		.frontend_lock = 1,
-		.force_depends = force_depends,
+		.force = f->force | (force_depends ? UNPKG_FORCE_DEPENDS : 0),
 		.events = &ev,
 		.stats = &f->st,
 	};
@@ -332,40 +334,66 @@ END_TEST
 
 /* Maintainer scripts are not run yet: a preinst is refused before
  * anything changes; a postinst leaves the package unpacked. */
-START_TEST(test_scripts_refused)
+/* Maintainer scripts run (chrootless here: the test root has no shell):
+ * a failing preinst leaves the root and the database as they were; a
+ * postinst runs once the package's files and info/ files are in place
+ * and the package ends installed; a failing one leaves it
+ * half-configured.  tests/integration/scripts.sh compares the whole flow
+ * with dpkg. */
+START_TEST(test_scripts)
 {
 	static const struct tu_entry pre[] = {
-		{ .type = 'f', .path = "./preinst", .data = "#!/bin/sh\n",
-		  .mode = 0755 },
+		{ .type = 'f', .path = "./preinst",
+		  .data = "#!/bin/sh\necho \"$*\" >\"$DPKG_ROOT/pre-ran\"\n"
+			  "exit 1\n", .mode = 0755 },
 	};
 	static const struct tu_entry post[] = {
-		{ .type = 'f', .path = "./postinst", .data = "#!/bin/sh\n",
-		  .mode = 0755 },
+		{ .type = 'f', .path = "./postinst",
+		  .data = "#!/bin/sh\n[ -e \"$DPKG_ADMINDIR/info/post.list\" ] "
+			  "&& echo \"$*\" >\"$DPKG_ROOT/post-ran\"\n"
+			  "[ ! -e \"$DPKG_ROOT/fail\" ]\n", .mode = 0755 },
 	};
 	struct fx f;
 	const char *deb;
 	char *before, *after, *s;
 
 	fx_init(&f);
+	f.force = UNPKG_FORCE_SCRIPT_CHROOTLESS;
 	deb = make_pkg(&f, "pa", NULL, files_a, 6, conffiles_a, 1);
 	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 0);
 	before = snapshot(&f);
 	deb = make_pkg(&f, "pre", NULL, files_a + 1, 1, pre, 1);
 	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 1);
-	ck_assert_ptr_nonnull(strstr(f.last_error, "has a preinst"));
+	ck_assert_ptr_nonnull(strstr(f.last_error, "pre-installation script "
+				     "subprocess returned error exit status 1"));
+	s = slurp(&f, "pre-ran");
+	ck_assert_str_eq(s, "install\n");
+	free(s);
+	ck_assert_int_eq(unlink(at(&f, "pre-ran")), 0);
 	after = snapshot(&f);
 	ck_assert_str_eq(after, before);
 	free(before);
 	free(after);
 
 	deb = make_pkg(&f, "post", NULL, files_a + 1, 1, post, 1);
-	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 1);
-	ck_assert_ptr_nonnull(strstr(f.last_error, "has a postinst"));
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 0);
+	s = slurp(&f, "post-ran");
+	ck_assert_str_eq(s, "configure \n");
+	free(s);
 	s = slurp(&f, "var/lib/dpkg/status");
 	ck_assert_ptr_nonnull(strstr(s, "Package: post\nStatus: install ok "
-				     "unpacked"));
+				     "installed"));
 	free(s);
 	ck_assert(exists(&f, "var/lib/dpkg/info/post.postinst"));
+	ck_assert(!exists(&f, "var/lib/dpkg/info/post.postinst.dpkg-new"));
+	ck_assert(!exists(&f, "var/lib/dpkg/tmp.ci"));
+
+	tu_write_file(at(&f, "fail"), "", 0644);
+	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 1);
+	s = slurp(&f, "var/lib/dpkg/status");
+	ck_assert_ptr_nonnull(strstr(s, "Package: post\nStatus: install ok "
+				     "half-configured"));
+	free(s);
 	fx_destroy(&f);
 }
 END_TEST
@@ -485,7 +513,7 @@ int main(void)
 	tcase_add_test(tc, test_conflict_in_one_run);
 	tcase_add_test(tc, test_depends);
 	tcase_add_test(tc, test_provides);
-	tcase_add_test(tc, test_scripts_refused);
+	tcase_add_test(tc, test_scripts);
 	tcase_add_test(tc, test_rerun_converges);
 	tcase_add_test(tc, test_list_order_and_empty_md5sums);
 	tcase_add_test(tc, test_batch_with_a_failure);

@@ -21,11 +21,6 @@ run() {
 	assert_status "$want" "$rc" "unpkg $*"
 }
 
-# An empty configuration directory, so the host's dpkg.cfg.d (which in a
-# container may enable force-unsafe-io) does not decide the defaults.
-export UNPKG_CONFDIR=$TESTDIR/conf
-mkdir -p "$UNPKG_CONFDIR/dpkg.cfg.d"
-
 section "help and version"
 run 0 help --help
 assert_grep '^Usage: unpkg' "$TESTDIR/help.out" "--help"

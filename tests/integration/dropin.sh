@@ -6,10 +6,6 @@
 TEST_NAME=dropin
 . "${TESTLIB:?}"
 
-# An empty configuration directory, so the host's dpkg.cfg.d does not
-# decide what unpkg does (stock dpkg still reads the host's).
-export UNPKG_CONFDIR=$TESTDIR/conf
-mkdir -p "$UNPKG_CONFDIR/dpkg.cfg.d"
 ARCH=$(dpkg --print-architecture)
 
 # --- fixtures --------------------------------------------------------------

@@ -117,6 +117,12 @@ on_exit() {
 TESTDIR=$(mktemp -d "${UNPKG_TEST_TMPDIR:-${TMPDIR:-/tmp}}/unpkg-$TEST_NAME.XXXXXX")
 trap on_exit EXIT
 
+# unpkg reads dpkg's configuration like dpkg: the host's (which may turn on
+# force-unsafe-io, or a log in the host's /var/log) must not decide what a
+# test sees.  Tests that want a configuration write it here.
+export UNPKG_CONFDIR=$TESTDIR/conf
+mkdir -p "$UNPKG_CONFDIR/dpkg.cfg.d"
+
 # --------------------------------------------------------------------------
 # Preconditions
 # --------------------------------------------------------------------------

@@ -7,6 +7,8 @@
 #   W  sync_file_range(SYNC_FILE_RANGE_WRITE)   (pass 1, as each file is written)
 #   A  sync_file_range(SYNC_FILE_RANGE_WAIT_BEFORE)   (pass 2)
 #   D  fdatasync of a staged file               (pass 3)
+#   m  rename of a new directory, made as NAME.dpkg-new (at once, as
+#      each directory entry is unpacked)
 #   R  rename of a staged entry                 (pass 4)
 #   F  fsync of a touched directory             (renames made durable)
 #   S  syncfs
@@ -36,6 +38,8 @@ debs=("$TESTDIR/syncs.deb")
 nfiles=10
 # the same, plus the symlink
 nrenames=11
+# usr, usr/share, usr/share/syncs and its a and b
+ndirs=5
 
 # A package of its own, installed first so that the database a traced run
 # finds has been used: writing info/format, the lock files and triggers/
@@ -58,10 +62,20 @@ letters() {
 	/ = -1 / { next }
 	/status-new/ && /fdatasync|fsync/ { printf "d"; next }
 	/rename/ && /status-new/ { printf "M"; next }
+	/^[0-9]+ +mkdir/ {
+		if (match($0, /"[^"]*"/)) made[substr($0, RSTART, RLENGTH)] = 1
+		next
+	}
 	/WAIT_BEFORE/ { printf "A"; next }
 	/SYNC_FILE_RANGE_WRITE/ { printf "W"; next }
 	/^[0-9]+ +fdatasync/ { printf "D"; next }
-	/^[0-9]+ +rename/ { printf "R"; next }
+	/^[0-9]+ +rename/ {
+		if (match($0, /"[^"]*"/) && (substr($0, RSTART, RLENGTH) in made))
+			printf "m"
+		else
+			printf "R"
+		next
+	}
 	/^[0-9]+ +fsync\(/ {
 		if (index($0, "<" admin ">")) printf "f"; else printf "F"
 		next
@@ -79,7 +93,7 @@ trace() {
 	shift
 	used_root "$root"
 	strace -f -y -qq -o "$TESTDIR/trace-$mode" "$@" \
-		-e trace=sync_file_range,fdatasync,fsync,syncfs,rename,renameat,renameat2,io_uring_enter \
+		-e trace=sync_file_range,fdatasync,fsync,syncfs,rename,renameat,renameat2,io_uring_enter,mkdir,mkdirat \
 		"$UNPKG" --root="$root" --sync="$mode" --stats --unpack \
 		"${debs[@]}" >"$TESTDIR/out-$mode" 2>"$TESTDIR/err-$mode" ||
 		{ show_file "$TESTDIR/err-$mode"; fail "unpkg --sync=$mode failed"; }
@@ -103,11 +117,12 @@ count() {
 section "dpkg: mark, then the four passes in order, then the record"
 seq=$(trace dpkg)
 # mark (dMf), then W.. A.. D.. R.. F.., then the record (dMf)
-expect "dpkg strategy" "$seq" '^dMfW+A+D+R+F+dMf$'
+expect "dpkg strategy" "$seq" '^dMf[mW]+A+D+R+F+dMf$'
 [ "$(count "$seq" W)" -eq $nfiles ] || check_fail "dpkg: $(count "$seq" W) SYNC_FILE_RANGE_WRITE calls, expected $nfiles"
 [ "$(count "$seq" A)" -eq $nfiles ] || check_fail "dpkg: $(count "$seq" A) WAIT_BEFORE calls, expected $nfiles"
 [ "$(count "$seq" D)" -eq $nfiles ] || check_fail "dpkg: $(count "$seq" D) fdatasync calls, expected $nfiles"
 [ "$(count "$seq" R)" -eq $nrenames ] || check_fail "dpkg: $(count "$seq" R) renames, expected $nrenames"
+[ "$(count "$seq" m)" -eq $ndirs ] || check_fail "dpkg: $(count "$seq" m) directories made, expected $ndirs"
 # every file is written, and its writeback started, before the wait pass:
 # the W calls interleave with the writes, so each W names a .dpkg-new file
 grep -q 'SYNC_FILE_RANGE_WRITE' "$TESTDIR/trace-dpkg" &&
@@ -120,9 +135,9 @@ assert_grep "^stats: calls sync_file_range=$((2 * nfiles)) fdatasync=$nfiles " \
 section "two packages: dpkg commits each, batch commits the run once"
 debs=("$TESTDIR/syncs.deb" "$TESTDIR/syncs2.deb")
 seq=$(trace dpkg)
-expect "dpkg strategy, two packages" "$seq" '^dMf(W+A+D+R+F+dMf){2}$'
+expect "dpkg strategy, two packages" "$seq" '^dMf([mW]+A+D+R+F+dMf){2}$'
 seq=$(trace batch)
-expect "batch strategy, two packages" "$seq" '^dMfW+A+D+R+F+dMf$'
+expect "batch strategy, two packages" "$seq" '^dMf[mW]+A+D+R+F+dMf$'
 [ "$(count "$seq" D)" -eq $((nfiles + 3)) ] ||
 	check_fail "batch: $(count "$seq" D) fdatasync calls, expected $((nfiles + 3))"
 assert_grep '^stats: sync mode: batch' "$TESTDIR/out-batch" "batch --stats"
@@ -131,7 +146,7 @@ debs=("$TESTDIR/syncs.deb")
 section "uring: the run's syncs submitted together through io_uring"
 debs=("$TESTDIR/syncs.deb" "$TESTDIR/syncs2.deb")
 seq=$(trace uring)
-expect "uring strategy" "$seq" '^dMfW+U+R+U+dMf$'
+expect "uring strategy" "$seq" '^dMf[mW]+U+R+U+dMf$'
 assert_grep '^stats: sync mode: uring' "$TESTDIR/out-uring" "uring --stats"
 assert_grep "^stats: calls sync_file_range=$((nfiles + 3)) fdatasync=$((nfiles + 3)) " \
 	"$TESTDIR/out-uring" "uring --stats counts"
@@ -139,16 +154,16 @@ debs=("$TESTDIR/syncs.deb")
 
 section "syncfs: one syncfs before and one after the renames"
 seq=$(trace syncfs)
-expect "syncfs strategy" "$seq" '^dMfSR+SdMf$'
+expect "syncfs strategy" "$seq" '^dMfm+SR+SdMf$'
 
 section "none: renames only, and no database syncs either"
 seq=$(trace none)
-expect "none strategy" "$seq" '^MR+M$'
+expect "none strategy" "$seq" '^Mm+R+M$'
 
 section "fallback: sync_file_range failing with ENOSYS selects syncfs"
 seq=$(trace dpkg -e inject=sync_file_range:error=ENOSYS)
 # the refused W attempt (left out: it failed), then the syncfs recipe
-expect "fallback" "$seq" '^dMfSR+SdMf$'
+expect "fallback" "$seq" '^dMfm*SR+SdMf$'
 assert_grep 'sync_file_range is not available; using the syncfs strategy' \
 	"$TESTDIR/err-dpkg" "fallback notice"
 assert_grep '^stats: sync mode: syncfs' "$TESTDIR/out-dpkg" "fallback --stats"

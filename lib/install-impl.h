@@ -1,0 +1,147 @@
+/* install-impl.h - what the parts of the install pipeline share
+ * (install.c: the run; maint.c: the maintainer scripts).  Private to
+ * libunpkg. */
+#ifndef UNPKG_INSTALL_IMPL_H
+#define UNPKG_INSTALL_IMPL_H
+
+#include <stddef.h>
+
+#include "commit.h"
+#include "control.h"
+#include "db.h"
+#include "deb.h"
+#include "extract.h"
+#include "fsroot.h"
+#include "install.h"
+#include "force.h"
+#include "strmap.h"
+
+/* The maintainer scripts, in maint.c's order. */
+#define MAINT_NSCRIPTS 4
+
+struct maint_script {
+	unsigned char *data;	/* the new version's, kept for the
+				 * fallbacks after its archive is closed */
+	size_t size;
+	int present;
+};
+
+enum pkg_state {
+	PKG_FAILED,
+	PKG_OPENED,		/* control read and checked */
+	PKG_MARKED,		/* half-installed in the database */
+	PKG_EXTRACTED,		/* staged in the transaction */
+	PKG_UNPACKED,
+	PKG_CONFIGURING,	/* conffiles staged, to be configured */
+	PKG_INSTALLED,
+};
+
+struct conffile {
+	char *path;		/* "/etc/foo.conf" */
+	char *flags;		/* "remove-on-upgrade", or NULL */
+};
+
+struct pkg {
+	const char *debpath;
+	struct unpkg_deb *deb;
+	struct unpkg_para control;
+	char *name;		/* folded to lower case, as dpkg does */
+	const char *version, *arch;
+	char *key;		/* info/ prefix and display name */
+	char *label;		/* "name version", for conflict messages */
+	char *old_stanza;	/* the stanza before the run, or NULL */
+	char *old_version;	/* its Version, or NULL */
+	char *config_version;	/* the last configured version, or NULL */
+	char *old_conffiles;	/* its Conffiles value, or NULL */
+	char **old_files;	/* its file list, or NULL */
+	size_t nold_files;
+	char **obsolete_info;	/* info/ files of the old version the new
+				 * one does not ship */
+	size_t nobsolete_info;
+	/* paths of the old list the new version lacks (not its conffiles) */
+	const char **obsolete;
+	size_t nobsolete;
+	const char **late_rmdir;	/* obsolete directories to remove after
+					 * the record */
+	size_t nlate_rmdir;
+	/* old conffiles the new version does not ship: kept, and recorded
+	 * as obsolete with their hash, as dpkg does */
+	struct conffile *obsolete_conf;	/* flags holds the hash */
+	size_t nobsolete_conf;
+	struct conffile *conffiles;
+	size_t nconffiles;
+	struct unpkg_strmap confmap;	/* path -> struct conffile * */
+	struct unpkg_filelist files;
+	struct maint_script scripts[MAINT_NSCRIPTS];
+	char *old_status;	/* the old version's status word, or NULL */
+	char *old_arch;		/* its Architecture, or NULL */
+	int old_prerm;		/* it has a prerm */
+	int prerm_ran;		/* its prerm upgrade ran (step 1) */
+	/* the transaction's entries of this package: [sp_from, sp_to) */
+	struct unpkg_commit_savepoint sp_from, sp_to;
+	int upgrade;		/* a version other than config-files is
+				 * installed: dpkg's "upgrade", not "install" */
+	enum pkg_state state;
+};
+
+struct run {
+	const struct unpkg_install_opts *o;
+	struct unpkg_stats *stats;
+	struct unpkg_db *db;
+	struct unpkg_root *root;
+	struct unpkg_root *admroot;	/* the admindir, for info/ */
+	struct unpkg_commit *commit;
+	struct unpkg_strmap run_files;	/* path -> "name version" of this run */
+	/* name -> struct candidate chain, for dependency checks */
+	struct unpkg_strmap candidates;
+	int candidates_valid;
+	struct candidate **cands;
+	size_t ncands, capcands;
+	struct unpkg_relations *provides;
+	size_t nprovides;
+	struct pkg *pkgs;
+	size_t npkgs;
+	int failed;
+	int db_dirty;		/* stanzas changed since the last write */
+	struct pkg *tmp_for;	/* whose scripts are in ADMINDIR/tmp.ci */
+	int tmp_used;		/* tmp.ci was made in this run */
+	char force_list[512];	/* DPKG_FORCE for the scripts */
+	int sync_failed;	/* a sync failed: configure nothing more */
+};
+
+/* Report a failed package and release what it holds. */
+void inst_fail_pkg(struct run *r, struct pkg *p, const char *what,
+		   const struct unpkg_err *err);
+
+/* Put stanza `text` for `p` into the database in memory and report the
+ * state change (of version `version`, architecture `arch`). */
+int inst_put_stanza(struct run *r, struct pkg *p, const char *text,
+		    const char *arch, const char *version, const char *status,
+		    struct unpkg_err *err);
+
+/* Set the package's stanza (the new version's) in memory. */
+int inst_put_state(struct run *r, struct pkg *p, const char *flag,
+		   const char *status, struct unpkg_err *err);
+
+/* Put the stanza back as it was before the run, in memory. */
+void inst_restore_pkg(struct run *r, struct pkg *p);
+
+/* Make the in-memory database durable. */
+int inst_write_db(struct run *r, struct unpkg_err *err);
+
+/* Put back the files of `p` renamed in this transaction. */
+void inst_undo_files(struct run *r, struct pkg *p);
+
+/* maint.c: the maintainer-script steps of lib/script.h.  Each returns 1
+ * to go on, 0 when the package failed (reported, its state set), -1 on a
+ * system error. */
+int maint_save_scripts(struct pkg *p, struct unpkg_err *err);
+void maint_free_scripts(struct pkg *p);
+int maint_index(const char *name);
+int maint_prerm(struct run *r, struct unpkg_err *err);
+int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err);
+int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err);
+int maint_postinst(struct run *r, struct pkg *p, struct unpkg_err *err);
+void maint_tmp_clean(struct run *r);
+
+#endif

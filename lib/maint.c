@@ -1,0 +1,452 @@
+/* maint.c - the maintainer scripts of an install run, in dpkg 1.21's order
+ * with its fallbacks and unwinding (lib/script.h describes the flow; the
+ * step numbers below are its). */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "install-impl.h"
+#include "script.h"
+#include "stanza.h"
+
+static const char *const script_names[MAINT_NSCRIPTS] = {
+	"preinst", "postinst", "prerm", "postrm",
+};
+
+int maint_save_scripts(struct pkg *p, struct unpkg_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < MAINT_NSCRIPTS; i++) {
+		const struct unpkg_deb_member *m =
+			unpkg_deb_member(p->deb, script_names[i]);
+
+		if (m == NULL)
+			continue;
+		p->scripts[i].data = malloc(m->size != 0 ? m->size : 1);
+		if (p->scripts[i].data == NULL)
+			return unpkg_err_nomem(err);
+		memcpy(p->scripts[i].data, m->data, m->size);
+		p->scripts[i].size = m->size;
+		p->scripts[i].present = 1;
+	}
+	return 0;
+}
+
+void maint_free_scripts(struct pkg *p)
+{
+	size_t i;
+
+	for (i = 0; i < MAINT_NSCRIPTS; i++)
+		free(p->scripts[i].data);
+}
+
+/* Put the new version's scripts into ADMINDIR/tmp.ci, where dpkg runs
+ * them from before they become info/ files (the whole control.tar while
+ * the archive is open). */
+static int load_tmp(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	const char *admindir = r->o->admindir;
+	size_t i;
+
+	if (r->tmp_for == p)
+		return 0;
+	r->tmp_for = NULL;
+	if (unpkg_script_tmp_prepare(admindir, err) < 0)
+		return -1;
+	if (p->deb != NULL) {
+		for (i = 0; i < unpkg_deb_member_count(p->deb); i++) {
+			const struct unpkg_deb_member *m =
+				unpkg_deb_member_at(p->deb, i);
+
+			if (unpkg_script_tmp_write(admindir, m->name, m->data,
+						   m->size, m->mode & 0777,
+						   err) < 0)
+				return -1;
+		}
+	} else {
+		for (i = 0; i < MAINT_NSCRIPTS; i++)
+			if (p->scripts[i].present &&
+			    unpkg_script_tmp_write(admindir, script_names[i],
+						   p->scripts[i].data,
+						   p->scripts[i].size, 0755,
+						   err) < 0)
+				return -1;
+	}
+	r->tmp_for = p;
+	return 0;
+}
+
+void maint_tmp_clean(struct run *r)
+{
+	struct unpkg_err ignored;
+
+	unpkg_err_init(&ignored);
+	if (r->tmp_for != NULL || r->tmp_used)
+		unpkg_script_tmp_clean(r->o->admindir, &ignored);
+	r->tmp_for = NULL;
+}
+
+/* Run a script of `p`: `which` "new" (from tmp.ci), "old" or "installed"
+ * (from info/).  Returns 1 on success (or no such script), 0 when it
+ * failed (*why has dpkg's message), -1 when it could not be run. */
+static int run(struct run *r, struct pkg *p, const char *which,
+	       const char *name, const char *const *argv, char *why,
+	       size_t whysize, struct unpkg_err *err)
+{
+	struct unpkg_script_result res;
+	struct unpkg_script_ctx ctx = {
+		.instdir = r->o->instdir,
+		.admindir = r->o->admindir,
+		.package = p->name,
+		.arch = p->arch,
+		.chrootless = (r->o->force & UNPKG_FORCE_SCRIPT_CHROOTLESS) != 0,
+		.force = r->force_list,
+		.events = r->o->events,
+	};
+	char path[NAME_MAX + 16], desc[512];
+	int n;
+
+	why[0] = '\0';
+	if (strcmp(which, "new") == 0) {
+		if (!p->scripts[maint_index(name)].present)
+			return 1;
+		if (load_tmp(r, p, err) < 0)
+			return -1;
+		r->tmp_used = 1;
+		n = snprintf(path, sizeof(path), "tmp.ci/%s", name);
+	} else {
+		if (p->old_arch != NULL)
+			ctx.arch = p->old_arch;
+		n = snprintf(path, sizeof(path), "info/%s.%s", p->key, name);
+	}
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "%s: package name too long", p->key);
+	unpkg_script_desc(desc, sizeof(desc), which, p->key, name);
+	if (unpkg_script_run(&ctx, path, argv, desc, &res, err) < 0)
+		return -1;
+	return !unpkg_script_failure(&res, desc, why, whysize);
+}
+
+int maint_index(const char *name)
+{
+	int i;
+
+	for (i = 0; i < MAINT_NSCRIPTS; i++)
+		if (strcmp(script_names[i], name) == 0)
+			return i;
+	return 0;
+}
+
+/* The state the old version's stanza is put in, in memory: its fields
+ * as they were, formatted again in dpkg's order with the new state. */
+static int old_state(struct run *r, struct pkg *p, const char *flag,
+		     const char *status, struct unpkg_err *err)
+{
+	struct unpkg_stanza_state st = {
+		.want = "install",
+		.flag = flag,
+		.status = status,
+		.conffiles = p->old_conffiles,
+		.config_version = strcmp(status, "installed") != 0
+					  ? p->config_version : NULL,
+	};
+	struct unpkg_para para;
+	char want[32];
+	const char *old;
+	char *text = NULL;
+	int ret = -1;
+
+	unpkg_para_init(&para);
+	if (unpkg_para_parse(p->old_stanza, strlen(p->old_stanza), &para,
+			     err) < 0)
+		goto out;
+	old = unpkg_para_get(&para, "Status");
+	if (old != NULL && sscanf(old, "%31s", want) == 1)
+		st.want = want;
+	unpkg_para_unset(&para, "Status");
+	unpkg_para_unset(&para, "Config-Version");
+	unpkg_para_unset(&para, "Conffiles");
+	if (unpkg_stanza_format(&para, &st, &text, err) < 0 ||
+	    inst_put_stanza(r, p, text, p->old_arch, p->old_version, status,
+			    err) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(text);
+	unpkg_para_destroy(&para);
+	return ret;
+}
+
+/* The stanza dpkg leaves for a package new to the system whose preinst
+ * failed: its name, state, priority, section and architecture (and
+ * version when it stays half-installed). */
+static int stub_state(struct run *r, struct pkg *p, const char *flag,
+		      const char *status, struct unpkg_err *err)
+{
+	const char *prio = unpkg_para_get(&p->control, "Priority");
+	const char *sect = unpkg_para_get(&p->control, "Section");
+	int gone = strcmp(status, "not-installed") == 0;
+	char *text;
+	int ret;
+
+	if (asprintf(&text, "Package: %s\nStatus: install %s %s\n%s%s%s"
+		     "%s%s%sArchitecture: %s\n%s%s%s", p->name, flag, status,
+		     prio ? "Priority: " : "", prio ? prio : "",
+		     prio ? "\n" : "", sect ? "Section: " : "",
+		     sect ? sect : "", sect ? "\n" : "", p->arch,
+		     gone ? "" : "Version: ", gone ? "" : p->version,
+		     gone ? "" : "\n") < 0)
+		return unpkg_err_nomem(err);
+	ret = inst_put_stanza(r, p, text, p->arch, p->version, status, err);
+	free(text);
+	return ret;
+}
+
+/* A script of the package failed and the unwinding is over: report it,
+ * and make the state the unwinding reached the old version's (NULL: as
+ * before the run; "": already set). */
+static int give_up_pkg(struct run *r, struct pkg *p, const char *why,
+		       const char *flag, const char *status,
+		       struct unpkg_err *err)
+{
+	struct unpkg_err perr;
+
+	if (status == NULL)
+		inst_restore_pkg(r, p);
+	else if (*status != '\0' && old_state(r, p, flag, status, err) < 0)
+		return -1;
+	unpkg_err_init(&perr);
+	unpkg_err_set(&perr, UNPKG_ERR_SCRIPT, "%s", why);
+	inst_fail_pkg(r, p, p->debpath, &perr);
+	return 0;
+}
+
+/* A script failed where dpkg tries another one: its warning, then its
+ * notice. */
+static void fallback_notice(struct run *r, struct pkg *p, const char *why)
+{
+	unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key, "%s", why);
+	unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
+			 "trying script from the new package instead ...");
+}
+
+static int configured_before(const struct pkg *p)
+{
+	const char *s = p->old_status;
+
+	return s != NULL && (strcmp(s, "installed") == 0 ||
+			     strcmp(s, "half-configured") == 0 ||
+			     strcmp(s, "triggers-awaited") == 0 ||
+			     strcmp(s, "triggers-pending") == 0);
+}
+
+/* Step 1 for every opened package whose old version was configured: the
+ * old prerm, with its fallback and unwinding. */
+int maint_prerm(struct run *r, struct unpkg_err *err)
+{
+	char why[1024], why2[1024];
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+
+		if (p->state != PKG_OPENED || !configured_before(p) ||
+		    !p->old_prerm)
+			continue;
+		if (old_state(r, p, "reinstreq", "half-configured", err) < 0)
+			return -1;
+		any = 1;
+	}
+	if (any && inst_write_db(r, err) < 0)
+		return -1;
+	for (i = 0; any && i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+		const char *up[] = { "upgrade", p->version, NULL };
+		const char *failed[] = { "failed-upgrade", p->old_version,
+					 p->version, NULL };
+		const char *abort_up[] = { "abort-upgrade", p->version, NULL };
+		int ok;
+
+		if (p->state != PKG_OPENED || !configured_before(p) ||
+		    !p->old_prerm)
+			continue;
+		ok = run(r, p, "old", "prerm", up, why, sizeof(why), err);
+		if (ok == 0) {
+			fallback_notice(r, p, why);
+			if (!p->scripts[maint_index("prerm")].present) {
+				size_t l = strlen(why);
+
+				snprintf(why + l, sizeof(why) - l, ": there is "
+					 "no script in the new version of the "
+					 "package - giving up");
+				ok = 0;
+			} else {
+				ok = run(r, p, "new", "prerm", failed, why,
+					 sizeof(why), err);
+				if (ok > 0)
+					unpkg_event_emit(r->o->events,
+							 UNPKG_EV_NOTICE,
+							 p->key, "... it looks "
+							 "like that went OK");
+			}
+		}
+		if (ok < 0)
+			return -1;
+		if (ok > 0) {
+			p->prerm_ran = 1;
+			continue;
+		}
+		/* unwind */
+		ok = run(r, p, "installed", "postinst", abort_up, why2,
+			 sizeof(why2), err);
+		if (ok < 0)
+			return -1;
+		if (give_up_pkg(r, p, why, ok ? "ok" : "reinstreq",
+				ok ? "installed" : "half-configured", err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Step 2: the new preinst, before p's files are staged.  1: go on; 0:
+ * the package failed (reported, its state set); -1: error. */
+int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	const char *abort_up[] = { "abort-upgrade", p->version, NULL };
+	const char *argv[5], *undo[5];
+	char why[1024], why2[1024];
+	int ok, at_least_half = p->old_status != NULL &&
+				strcmp(p->old_status, "config-files") != 0 &&
+				strcmp(p->old_status, "not-installed") != 0;
+
+	if (!p->scripts[maint_index("preinst")].present)
+		return 1;
+	if (at_least_half) {
+		argv[0] = "upgrade", argv[1] = p->old_version;
+		argv[2] = p->version, argv[3] = NULL;
+		undo[0] = "abort-upgrade", undo[1] = p->old_version;
+		undo[2] = p->version, undo[3] = NULL;
+	} else if (p->old_status != NULL) {	/* config-files */
+		argv[0] = "install", argv[1] = p->old_version;
+		argv[2] = p->version, argv[3] = NULL;
+		undo[0] = "abort-install", undo[1] = p->old_version;
+		undo[2] = p->version, undo[3] = NULL;
+	} else {
+		argv[0] = "install", argv[1] = NULL;
+		undo[0] = "abort-install", undo[1] = NULL;
+	}
+	ok = run(r, p, "new", "preinst", argv, why, sizeof(why), err);
+	if (ok != 0)
+		return ok;
+	ok = run(r, p, "new", "postrm", undo, why2, sizeof(why2), err);
+	if (ok < 0)
+		return -1;
+	if (p->old_stanza == NULL) {
+		if (stub_state(r, p, ok ? "ok" : "reinstreq",
+			       ok ? "not-installed" : "half-installed",
+			       err) < 0)
+			return -1;
+		return give_up_pkg(r, p, why, "", "", err) < 0 ? -1 : 0;
+	}
+	if (ok == 0)
+		return give_up_pkg(r, p, why, "reinstreq", "half-installed",
+				   err) < 0 ? -1 : 0;
+	if (at_least_half && p->prerm_ran) {
+		ok = run(r, p, "installed", "postinst", abort_up, why2,
+			 sizeof(why2), err);
+		if (ok < 0)
+			return -1;
+		return give_up_pkg(r, p, why, "ok",
+				   ok ? "installed" : "unpacked", err) < 0
+			       ? -1 : 0;
+	}
+	return give_up_pkg(r, p, why, NULL, NULL, err) < 0 ? -1 : 0;
+}
+
+/* Step 4: the old postrm, once p's files are in place (the new version's
+ * scripts still waiting as info/KEY.NAME.dpkg-new, so info/KEY.postrm is
+ * the old one).  On failure, the unwinding: old preinst abort-upgrade
+ * with the new files, then the files put back (inst_undo_files()), then
+ * new postrm and old postinst abort-upgrade.  1: go on; 0: p failed and
+ * was unwound; -1: error. */
+int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	const char *up[] = { "upgrade", p->version, NULL };
+	const char *failed[] = { "failed-upgrade", p->old_version, p->version,
+				 NULL };
+	const char *abort_old[] = { "abort-upgrade", p->version, NULL };
+	const char *abort_new[] = { "abort-upgrade", p->old_version,
+				    p->version, NULL };
+	char why[1024], why2[1024];
+	int ok;
+
+	if (p->old_stanza == NULL || p->old_status == NULL ||
+	    strcmp(p->old_status, "config-files") == 0 ||
+	    strcmp(p->old_status, "not-installed") == 0)
+		return 1;
+	ok = run(r, p, "old", "postrm", up, why, sizeof(why), err);
+	if (ok != 0)
+		return ok;
+	fallback_notice(r, p, why);
+	ok = run(r, p, "new", "postrm", failed, why2, sizeof(why2), err);
+	if (ok < 0)
+		return -1;
+	if (ok > 0) {
+		unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
+				 "... it looks like that went OK");
+		return 1;
+	}
+	snprintf(why, sizeof(why), "%s", why2);
+	ok = run(r, p, "installed", "preinst", abort_old, why2, sizeof(why2),
+		 err);
+	if (ok < 0)
+		return -1;
+	inst_undo_files(r, p);
+	if (ok == 0)
+		return give_up_pkg(r, p, why, "reinstreq", "half-installed",
+				   err) < 0 ? -1 : 0;
+	ok = run(r, p, "new", "postrm", abort_new, why2, sizeof(why2), err);
+	if (ok < 0)
+		return -1;
+	if (ok == 0)
+		return give_up_pkg(r, p, why, "reinstreq", "half-installed",
+				   err) < 0 ? -1 : 0;
+	if (!p->prerm_ran)
+		return give_up_pkg(r, p, why, "ok", "unpacked", err) < 0
+			       ? -1 : 0;
+	ok = run(r, p, "installed", "postinst", abort_old, why2, sizeof(why2),
+		 err);
+	if (ok < 0)
+		return -1;
+	return give_up_pkg(r, p, why, "ok", ok ? "installed" : "unpacked",
+			   err) < 0 ? -1 : 0;
+}
+
+/* Step 6: postinst configure CONF, the state half-configured (made
+ * durable by the caller).  1: configured; 0: failed, left half-configured
+ * (reported); -1: error. */
+int maint_postinst(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	const char *argv[] = { "configure",
+			       p->config_version != NULL ? p->config_version
+							 : "",
+			       NULL };
+	struct unpkg_err perr;
+	char why[1024];
+	int ok;
+
+	ok = run(r, p, "installed", "postinst", argv, why, sizeof(why), err);
+	if (ok != 0)
+		return ok;
+	unpkg_err_init(&perr);
+	unpkg_err_set(&perr, UNPKG_ERR_SCRIPT, "%s", why);
+	inst_fail_pkg(r, p, p->key, &perr);
+	return 0;
+}
