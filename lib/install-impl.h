@@ -15,6 +15,7 @@
 #include "install.h"
 #include "force.h"
 #include "strmap.h"
+#include "trigger.h"
 
 /* The maintainer scripts, in maint.c's order. */
 #define MAINT_NSCRIPTS 4
@@ -73,6 +74,9 @@ struct pkg {
 	struct unpkg_strmap confmap;	/* path -> struct conffile * */
 	struct unpkg_filelist files;
 	struct maint_script scripts[MAINT_NSCRIPTS];
+	struct maint_script triggers;	/* the "triggers" member */
+	char *awaited;		/* Triggers-Awaited: the packages whose
+				 * triggers it activated, or NULL */
 	char *old_status;	/* the old version's status word, or NULL */
 	char *old_arch;		/* its Architecture, or NULL */
 	int old_prerm;		/* it has a prerm */
@@ -103,6 +107,7 @@ struct run {
 	size_t npkgs;
 	int failed;
 	int db_dirty;		/* stanzas changed since the last write */
+	struct unpkg_triggers *trig;	/* triggers/ of the database */
 	struct pkg *tmp_for;	/* whose scripts are in ADMINDIR/tmp.ci */
 	int tmp_used;		/* tmp.ci was made in this run */
 	char force_list[512];	/* DPKG_FORCE for the scripts */

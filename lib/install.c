@@ -43,6 +43,7 @@ static void pkg_destroy(struct pkg *p)
 	free(p->old_conffiles);
 	free(p->old_status);
 	free(p->old_arch);
+	free(p->awaited);
 	maint_free_scripts(p);
 	unpkg_db_list_free(p->old_files, p->nold_files);
 	unpkg_db_list_free(p->obsolete_info, p->nobsolete_info);
@@ -900,6 +901,10 @@ int inst_put_state(struct run *r, struct pkg *p, const char *flag,
 			    err) < 0)
 		goto out;
 	st.conffiles = conffiles.s;
+	/* configured, it waits for the triggers it activated */
+	if (p->awaited != NULL && strcmp(status, "installed") == 0)
+		st.status = status = "triggers-awaited";
+	st.triggers_awaited = p->awaited;
 	if (unpkg_stanza_format(&p->control, &st, &text, err) < 0 ||
 	    inst_put_stanza(r, p, text, p->arch, p->version, status, err) < 0)
 		goto out;
@@ -1457,6 +1462,152 @@ static void release(struct run *r)
 				 warn.msg);
 }
 
+/* 1 if `word` is one of the blank-separated words of `list`. */
+static int word_in(const char *list, const char *word)
+{
+	size_t l = strlen(word);
+	const char *s = list;
+
+	while ((s = strstr(s, word)) != NULL) {
+		if ((s == list || s[-1] == ' ') && (s[l] == '\0' || s[l] == ' '))
+			return 1;
+		s += l;
+	}
+	return 0;
+}
+
+/* Add `key` to the packages whose triggers `p` awaits. */
+static int add_awaited(struct pkg *p, const char *key, struct unpkg_err *err)
+{
+	char *list;
+
+	if (p->awaited != NULL && word_in(p->awaited, key))
+		return 0;
+	if (asprintf(&list, "%s%s%s", p->awaited != NULL ? p->awaited : "",
+		     p->awaited != NULL ? " " : "", key) < 0)
+		return unpkg_err_nomem(err);
+	free(p->awaited);
+	p->awaited = list;
+	return 0;
+}
+
+/* The database entry of "name" or "name:arch", or NULL. */
+static const struct unpkg_db_pkg *find_key(const struct run *r,
+					   const char *key)
+{
+	const char *colon = strchr(key, ':');
+	char name[256];
+
+	if (colon == NULL)
+		return unpkg_db_find(r->db, key, NULL);
+	snprintf(name, sizeof(name), "%.*s", (int)(colon - key), key);
+	return unpkg_db_find(r->db, name, colon + 1);
+}
+
+struct activation {
+	struct run *r;
+	struct pkg *p;		/* the package that activates */
+	int noawait;		/* the activation does not await */
+};
+
+/* Trigger `trigger` of package `key` is activated by c->p, as dpkg
+ * records it: pending for `key` if it is configured (prepended to its
+ * Triggers-Pending, state triggers-pending), awaited by c->p unless
+ * either side said noawait. */
+static int activate(void *ctx, const char *trigger, const char *key,
+		    int noawait, struct unpkg_err *err)
+{
+	struct activation *c = ctx;
+	const struct unpkg_db_pkg *ip = find_key(c->r, key);
+	const char *want, *flag, *status, *pending;
+	struct unpkg_para para;
+	char value[64], *list = NULL, *text = NULL, *name = NULL;
+	int ret = -1;
+
+	if (ip == NULL || unpkg_db_pkg_status(ip, &want, &flag, &status) < 0 ||
+	    (strcmp(status, "installed") != 0 &&
+	     strcmp(status, "triggers-awaited") != 0 &&
+	     strcmp(status, "triggers-pending") != 0))
+		return 0;	/* not configured: not interested yet */
+	c->r->stats->triggers_activated = 1;
+	if (!noawait && !c->noawait && strcmp(key, c->p->key) != 0 &&
+	    add_awaited(c->p, key, err) < 0)
+		return -1;
+	pending = unpkg_para_get(&ip->para, "Triggers-Pending");
+	if (pending != NULL && word_in(pending, trigger))
+		return 0;
+	unpkg_para_init(&para);
+	snprintf(value, sizeof(value), "%s %s triggers-pending", want, flag);
+	if (unpkg_para_copy(&para, &ip->para, err) < 0 ||
+	    (name = strdup(ip->name)) == NULL ||
+	    asprintf(&list, "%s%s%s", trigger, pending != NULL ? " " : "",
+		     pending != NULL ? pending : "") < 0 ||
+	    unpkg_para_set(&para, "Status", value, err) < 0 ||
+	    unpkg_para_set(&para, "Triggers-Pending", list, err) < 0 ||
+	    (text = unpkg_para_format(&para)) == NULL) {
+		if (err->code == UNPKG_ERR_NONE)
+			unpkg_err_nomem(err);
+		goto out;
+	}
+	ret = unpkg_db_put(c->r->db, name, ip->arch[0] != '\0' ? ip->arch
+							       : NULL,
+			   text, err);
+	c->r->candidates_valid = 0;
+	c->r->db_dirty = 1;
+out:
+	free(name);
+	free(list);
+	free(text);
+	unpkg_para_destroy(&para);
+	return ret;
+}
+
+static int activate_declared(void *ctx, int act, const char *name,
+			     int noawait, struct unpkg_err *err)
+{
+	struct activation *c = ctx;
+
+	if (!act)
+		return 0;
+	c->noawait = noawait;
+	return unpkg_triggers_interested(c->r->trig, name, activate, c, err);
+}
+
+/* What the packages of the group change for dpkg's triggers, as dpkg
+ * records it when it unpacks: their interests (triggers/), and the
+ * triggers their paths (new and removed) and their activate directives
+ * activate (in the database, written with the record). */
+static int record_triggers(struct run *r, struct unpkg_err *err)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+		const char *text = (const char *)p->triggers.data;
+		struct activation c = { r, p, 0 };
+
+		if (p->state != PKG_EXTRACTED)
+			continue;
+		if (unpkg_triggers_set_interests(r->trig, p->key, text,
+						 p->triggers.size, err) < 0 ||
+		    unpkg_triggers_parse(text, p->triggers.size,
+					 activate_declared, &c, err) < 0)
+			return -1;
+		c.noawait = 0;
+		for (j = 0; j < p->files.count; j++)
+			if (unpkg_triggers_interested(r->trig,
+						      p->files.files[j].path,
+						      activate, &c, err) < 0)
+				return -1;
+		for (j = 0; j < p->nobsolete; j++)
+			if (unpkg_triggers_interested(r->trig, p->obsolete[j],
+						      activate, &c, err) < 0)
+				return -1;
+	}
+	return unpkg_triggers_write(r->trig, r->o->sync == UNPKG_SYNC_NONE,
+				    &r->stats->fsync, err);
+}
+
 /* Commit every extracted package: one barrier, one rename pass, the old
  * versions' leftovers removed, and one database write recording them all
  * as unpacked.  Then the backups can go. */
@@ -1467,8 +1618,11 @@ static int commit_group(struct run *r, struct unpkg_err *err)
 
 	if (unpkg_commit_finish(r->commit, err) < 0)
 		return -1;
+	/* The rename pass put the new info/KEY.list files in place: the
+	 * file lists the database caches are out of date. */
+	unpkg_db_files_changed(r->db);
 	t = unpkg_now();
-	if (remove_old(r, err) < 0)
+	if (remove_old(r, err) < 0 || record_triggers(r, err) < 0)
 		return -1;
 	for (i = 0; i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
@@ -1798,6 +1952,7 @@ static void run_destroy(struct run *r)
 	unpkg_strmap_destroy(&r->run_files);
 	candidates_destroy(r);
 	unpkg_commit_free(r->commit);
+	unpkg_triggers_free(r->trig);
 	unpkg_root_free(r->admroot);
 	unpkg_root_free(r->root);
 	unpkg_db_free(r->db);
@@ -1825,6 +1980,8 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	if (unpkg_root_open(o->instdir, o->root_flags, &r.root, err) < 0 ||
 	    unpkg_db_open(o->admindir, dbflags, &r.db, err) < 0 ||
 	    unpkg_root_open(o->admindir, o->root_flags, &r.admroot, err) < 0 ||
+	    unpkg_triggers_open(unpkg_db_dirfd(r.db), o->admindir, &r.trig,
+				err) < 0 ||
 	    unpkg_commit_new(o->sync, r.stats, o->events, 0, &r.commit,
 			     err) < 0)
 		goto out;

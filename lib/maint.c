@@ -17,24 +17,32 @@ static const char *const script_names[MAINT_NSCRIPTS] = {
 	"preinst", "postinst", "prerm", "postrm",
 };
 
+/* Keep a copy of control member `m` (NULL: none) in `dst`. */
+static int save_member(struct maint_script *dst,
+		       const struct unpkg_deb_member *m, struct unpkg_err *err)
+{
+	if (m == NULL)
+		return 0;
+	dst->data = malloc(m->size != 0 ? m->size : 1);
+	if (dst->data == NULL)
+		return unpkg_err_nomem(err);
+	memcpy(dst->data, m->data, m->size);
+	dst->size = m->size;
+	dst->present = 1;
+	return 0;
+}
+
 int maint_save_scripts(struct pkg *p, struct unpkg_err *err)
 {
 	size_t i;
 
-	for (i = 0; i < MAINT_NSCRIPTS; i++) {
-		const struct unpkg_deb_member *m =
-			unpkg_deb_member(p->deb, script_names[i]);
-
-		if (m == NULL)
-			continue;
-		p->scripts[i].data = malloc(m->size != 0 ? m->size : 1);
-		if (p->scripts[i].data == NULL)
-			return unpkg_err_nomem(err);
-		memcpy(p->scripts[i].data, m->data, m->size);
-		p->scripts[i].size = m->size;
-		p->scripts[i].present = 1;
-	}
-	return 0;
+	for (i = 0; i < MAINT_NSCRIPTS; i++)
+		if (save_member(&p->scripts[i],
+				unpkg_deb_member(p->deb, script_names[i]),
+				err) < 0)
+			return -1;
+	return save_member(&p->triggers, unpkg_deb_member(p->deb, "triggers"),
+			   err);
 }
 
 void maint_free_scripts(struct pkg *p)
@@ -43,6 +51,7 @@ void maint_free_scripts(struct pkg *p)
 
 	for (i = 0; i < MAINT_NSCRIPTS; i++)
 		free(p->scripts[i].data);
+	free(p->triggers.data);
 }
 
 /* Put the new version's scripts into ADMINDIR/tmp.ci, where dpkg runs
@@ -169,6 +178,8 @@ static int old_state(struct run *r, struct pkg *p, const char *flag,
 	old = unpkg_para_get(&para, "Status");
 	if (old != NULL && sscanf(old, "%31s", want) == 1)
 		st.want = want;
+	st.triggers_pending = unpkg_para_get(&para, "Triggers-Pending");
+	st.triggers_awaited = unpkg_para_get(&para, "Triggers-Awaited");
 	unpkg_para_unset(&para, "Status");
 	unpkg_para_unset(&para, "Config-Version");
 	unpkg_para_unset(&para, "Conffiles");

@@ -27,7 +27,7 @@ enum kind {
 	K_RELATION,
 	K_CONFFILES,		/* from the state */
 	K_ARCHIVE,		/* Packages-file fields, never written */
-	K_TRIGGERS,		/* not supported, never written */
+	K_TRIGGERS,		/* from the state, never from the control */
 };
 
 /* dpkg's own fields, in the order it writes them. */
@@ -541,14 +541,14 @@ static int check_state(const struct unpkg_stanza_state *state,
 				     "invalid package status '%s'",
 				     state->status != NULL ? state->status :
 				     "");
-	/* dpkg refuses to read these states back without the
-	 * Triggers-Pending / Triggers-Awaited fields, which the state does
-	 * not carry. */
-	if (strcmp(state->status, "triggers-pending") == 0 ||
-	    strcmp(state->status, "triggers-awaited") == 0)
-		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
-				     "package status '%s' cannot be written",
-				     state->status);
+	/* dpkg refuses to read these states back without their fields */
+	if ((strcmp(state->status, "triggers-pending") == 0 &&
+	     is_unset(state->triggers_pending)) ||
+	    (strcmp(state->status, "triggers-awaited") == 0 &&
+	     is_unset(state->triggers_awaited)))
+		return unpkg_err_set(err, UNPKG_ERR_USAGE,
+				     "package status '%s' without its "
+				     "trigger field", state->status);
 	s = state->conffiles;
 	if (s != NULL && *s != '\0') {
 		if (*s != '\n')
@@ -665,6 +665,12 @@ static int add_known(struct sbuf *b, size_t k, const char *value,
 		add(b, "Conffiles:");
 		add(b, state->conffiles);
 		add(b, "\n");
+		return 0;
+	case K_TRIGGERS:
+		s = k == F_TRIGGERS_PENDING ? state->triggers_pending
+					    : state->triggers_awaited;
+		if (!is_unset(s))
+			add_field(b, name, s);
 		return 0;
 	default:
 		break;

@@ -21,6 +21,11 @@ struct unpkg_stanza_state {
 	const char *conffiles;		/* value of Conffiles: (starts with
 					 * "\n"), or NULL for none */
 	const char *config_version;	/* Config-Version:, or NULL */
+	/* Triggers-Pending: and Triggers-Awaited: (blank-separated), or
+	 * NULL; the states triggers-pending and triggers-awaited need the
+	 * field of their name */
+	const char *triggers_pending;
+	const char *triggers_awaited;
 };
 
 /* Validate a control paragraph as dpkg does when it installs a package:

@@ -266,7 +266,9 @@ static const char usage_text[] =
 	"  -h, -?, --help          show this help and exit\n"
 	"      --version           show the version and exit\n"
 	"\n"
-	"Also accepted as in dpkg: --no-triggers, --triggers, -B, --abort-after,\n"
+	"      --no-triggers       leave the triggers the run activates pending\n"
+	"\n"
+	"Also accepted as in dpkg: --triggers, -B, --abort-after,\n"
 	"-D/--debug, --pre-invoke, --post-invoke, --no-debsig, --no-pager,\n"
 	"--path-exclude/--path-include (not applied: a warning), and -O, -E, -G,\n"
 	"--no-act, --ignore-depends (these make unpkg hand the run to dpkg).\n"
@@ -432,6 +434,37 @@ static void exec_dpkg(char **argv)
 	fflush(NULL);
 	execv(dpkg, argv);
 	die("cannot run dpkg (%s): %s", dpkg, strerror(errno));
+}
+
+/* Process the triggers the run activated, as dpkg does at the end of
+ * --install and --unpack: stock dpkg's --triggers-only --pending on the
+ * same database (it incorporates triggers/Unincorp and runs the
+ * postinsts).  Returns its exit status, or -1 if it could not run. */
+static int run_dpkg_triggers(const struct cli *cli)
+{
+	char *argv[] = {
+		NULL, xasprintf("--instdir=%s", cli->instdir),
+		xasprintf("--admindir=%s", cli->admindir),
+		(char *)"--triggers-only", (char *)"--pending", NULL,
+	};
+	int status = -1;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		exec_dpkg(argv);
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	free(argv[1]);
+	free(argv[2]);
+	if (pid < 0 || status < 0) {
+		fprintf(stderr, "unpkg: error: cannot run dpkg to process "
+			"triggers: %s\n", strerror(errno));
+		return -1;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* --- parsing ----------------------------------------------------------------- */
@@ -1408,6 +1441,9 @@ int main(int argc, char **argv)
 		for (k = 0; k < cli.nfailed; k++)
 			fprintf(stderr, " %s\n", cli.failed[k]);
 	}
+	if (failed >= 0 && stats.triggers_activated && !cli.no_triggers &&
+	    run_dpkg_triggers(&cli) != 0 && failed == 0)
+		failed = 1;
 	if (cli.stats)
 		print_stats(&cli, &stats);
 	if (failed >= 0)

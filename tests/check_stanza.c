@@ -472,6 +472,33 @@ START_TEST(test_roundtrip_status)
 }
 END_TEST
 
+/* The trigger fields come from the state, last, as dpkg writes them. */
+START_TEST(test_format_triggers)
+{
+	static const char ctl[] = "Package: p\nVersion: 1\nArchitecture: all\n"
+				  "Description: d\n";
+	struct unpkg_stanza_state st = st_unpacked;
+	struct unpkg_err err;
+	struct unpkg_para p;
+	char *out = NULL;
+
+	unpkg_err_init(&err);
+	unpkg_para_init(&p);
+	ck_assert_int_eq(unpkg_para_parse(ctl, strlen(ctl), &p, &err), 0);
+	st.status = "triggers-pending";
+	st.triggers_pending = "named /usr/share/x";
+	st.triggers_awaited = "q";
+	ck_assert_msg(unpkg_stanza_format(&p, &st, &out, &err) == 0, "%s",
+		      err.msg);
+	ck_assert_str_eq(out, "Package: p\nStatus: install ok triggers-pending"
+			 "\nArchitecture: all\nVersion: 1\nDescription: d\n"
+			 "Triggers-Pending: named /usr/share/x\n"
+			 "Triggers-Awaited: q\n");
+	free(out);
+	unpkg_para_destroy(&p);
+}
+END_TEST
+
 START_TEST(test_format_errors)
 {
 	static const char ok[] = "Package: p\nVersion: 1\n";
@@ -487,11 +514,14 @@ START_TEST(test_format_errors)
 	expect_format_error(ok, &st, UNPKG_ERR_USAGE,
 			    "status 'Installed'");
 	st.status = "triggers-pending";
-	expect_format_error(ok, &st, UNPKG_ERR_UNSUPPORTED,
-			    "triggers-pending");
+	st.triggers_awaited = "x";
+	expect_format_error(ok, &st, UNPKG_ERR_USAGE,
+			    "'triggers-pending' without its trigger field");
 	st.status = "triggers-awaited";
-	expect_format_error(ok, &st, UNPKG_ERR_UNSUPPORTED,
-			    "triggers-awaited");
+	st.triggers_awaited = NULL;
+	st.triggers_pending = "/usr/share/x";
+	expect_format_error(ok, &st, UNPKG_ERR_USAGE,
+			    "'triggers-awaited' without its trigger field");
 	st = st_unpacked;
 	st.conffiles = " /etc/x 1";
 	expect_format_error(ok, &st, UNPKG_ERR_USAGE, "Conffiles");
@@ -731,6 +761,7 @@ static Suite *stanza_suite(void)
 	tcase_add_test(tc, test_db_fields_from_state);
 	tcase_add_test(tc, test_roundtrip_status);
 	tcase_add_test(tc, test_format_errors);
+	tcase_add_test(tc, test_format_triggers);
 	tcase_add_test(tc, test_check_ok);
 	tcase_add_loop_test(tc, test_check_errors, 0,
 			    (int)(sizeof(check_cases) /

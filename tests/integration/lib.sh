@@ -206,6 +206,27 @@ mkroot() {
 	: >"$1/var/lib/dpkg/status"
 }
 
+# need_busybox: skip unless a static busybox (package busybox-static, or
+# $BUSYBOX) can serve as /bin/sh in a test root, where maintainer scripts
+# run chrooted.
+need_busybox() {
+	BUSYBOX=${BUSYBOX:-/bin/busybox}
+	case $({ [ -x "$BUSYBOX" ] && ldd "$BUSYBOX"; } 2>&1 || true) in
+	*"not a dynamic"*) ;;
+	*) skip "no static busybox at $BUSYBOX (package busybox-static)" ;;
+	esac
+}
+
+# shell_root DIR: an empty root (mkroot) whose /bin/sh is the static
+# busybox of need_busybox.
+shell_root() {
+	rm -rf "$1"
+	mkroot "$1"
+	mkdir -p "$1/bin"
+	cp "$BUSYBOX" "$1/bin/busybox"
+	ln -s busybox "$1/bin/sh"
+}
+
 # prime_root DIR: mkroot, then let dpkg create the files it adds to a
 # database on first use (info/format, triggers/), so that a later run that
 # must change nothing can be checked with an exact before/after comparison.

@@ -13,11 +13,7 @@
 TEST_NAME=scripts
 . "${TESTLIB:?}"
 need_root
-BUSYBOX=${BUSYBOX:-/bin/busybox}
-case $({ [ -x "$BUSYBOX" ] && ldd "$BUSYBOX"; } 2>&1 || true) in
-*"not a dynamic"*) ;;
-*) skip "no static busybox at $BUSYBOX (package busybox-static)" ;;
-esac
+need_busybox
 
 # script_pkg DIR NAME VERSION [DEPENDS]
 script_pkg() {
@@ -40,15 +36,6 @@ script_pkg "$TESTDIR/s2" sp 2.0
 build_deb "$TESTDIR/sp1.deb" "$TESTDIR/s1"
 build_deb "$TESTDIR/sp2.deb" "$TESTDIR/s2"
 
-# script_root DIR: an empty root with /bin/sh.
-script_root() {
-	rm -rf "$1"
-	mkroot "$1"
-	mkdir -p "$1/bin"
-	cp "$BUSYBOX" "$1/bin/busybox"
-	ln -s busybox "$1/bin/sh"
-}
-
 # statuses ROOT: the status file without blank lines.
 statuses() {
 	grep -v '^$' "$1/var/lib/dpkg/status" || true
@@ -59,8 +46,8 @@ script_case() {
 	local from=$1 a=$TESTDIR/case/unpkg b=$TESTDIR/case/dpkg m urc=0 drc=0
 	shift
 	section "from $from, failing: ${*:-nothing}"
-	script_root "$a"
-	script_root "$b"
+	shell_root "$a"
+	shell_root "$b"
 	if [ "$from" = 1.0 ]; then
 		unpkg_in "$a" -i "$TESTDIR/sp1.deb" >/dev/null 2>&1 ||
 			check_fail "unpkg -i sp 1.0 failed"
@@ -104,7 +91,7 @@ script_case 1.0 fail-postinst-2.0
 # entry without an error flag or a hold.  Only the status file differs.
 section "from none, failing: fail-preinst-2.0 (status differs, see above)"
 a=$TESTDIR/case/unpkg
-script_root "$a"
+shell_root "$a"
 touch "$a/fail-preinst-2.0"
 rc=0
 unpkg_in "$a" -i "$TESTDIR/sp2.deb" >"$a.out" 2>&1 || rc=$?
@@ -121,10 +108,10 @@ script_pkg "$TESTDIR/lib" lib 1.0
 build_deb "$TESTDIR/app.deb" "$TESTDIR/app"
 build_deb "$TESTDIR/lib.deb" "$TESTDIR/lib"
 a=$TESTDIR/order/unpkg b=$TESTDIR/order/dpkg
-script_root "$a"
-script_root "$b"
+shell_root "$a"
+shell_root "$b"
 for strategy in dpkg batch; do
-	script_root "$a"
+	shell_root "$a"
 	unpkg_in "$a" --sync=$strategy -i "$TESTDIR/app.deb" "$TESTDIR/lib.deb" \
 		>"$a.out" 2>&1 || check_fail "unpkg --sync=$strategy -i app lib failed"
 	grep postinst "$a/log" >"$a.post"
