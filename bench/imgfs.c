@@ -14,6 +14,14 @@
  *                         microseconds, counted from the moment imgfs
  *                         receives it (the bookkeeping below is done within
  *                         that time)
+ *   --write-latency-us N  every write is acknowledged N microseconds after
+ *                         imgfs receives it, while imgfs goes on serving
+ *                         other requests (writes queue up as in a disk's
+ *                         queue; a flush received meanwhile is answered
+ *                         at once and covers only the writes already
+ *                         acknowledged, as a flush of a real disk covers
+ *                         only completed writes).  WRITE records are then
+ *                         logged when the write is acknowledged.
  *   --stats FILE          counters as "key value" lines, rewritten
  *                         atomically (temporary file + rename) before each
  *                         fsync is answered, and at exit
@@ -84,6 +92,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <poll.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,10 +114,20 @@ struct counters {
 	uint64_t discards, bytes_discarded, zeroouts, bytes_zeroed;
 };
 
+/* A write received and not yet acknowledged (--write-latency-us). */
+struct delayed {
+	struct delayed *next;
+	fuse_req_t req;
+	uint64_t off, size, due;
+	char *data;
+};
+
 struct imgfs {
 	int img_fd;
 	uint64_t size;
 	uint64_t latency_ns;
+	uint64_t write_latency_ns;
+	struct delayed *dhead, *dtail;	/* FIFO: due times only grow */
 	int sync_image;
 	char *stats_path, *stats_tmp;
 	int stats_warned;
@@ -126,6 +145,7 @@ struct imgfs {
 struct options {
 	char *image;
 	char *latency;
+	char *write_latency;
 	char *stats;
 	char *log;
 	int sync_image;
@@ -135,6 +155,8 @@ struct options {
 static const struct fuse_opt imgfs_opts[] = {
 	OPT("--flush-latency-us %s", latency),
 	OPT("--flush-latency-us=%s", latency),
+	OPT("--write-latency-us %s", write_latency),
+	OPT("--write-latency-us=%s", write_latency),
 	OPT("--stats %s", stats),
 	OPT("--stats=%s", stats),
 	OPT("--log %s", log),
@@ -579,6 +601,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		     size_t size, off_t off, struct fuse_file_info *fi)
 {
 	struct imgfs *fs = get_fs(req);
+	uint64_t start = now_ns();
 	int rc;
 
 	(void)fi;
@@ -603,6 +626,27 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		return;
 	}
 	rc = pwrite_all(fs->img_fd, buf, size, off);
+	if (rc == 0 && fs->write_latency_ns > 0) {
+		/* Acknowledged (and logged) later, by ack_due(). */
+		struct delayed *d = malloc(sizeof *d);
+		char *copy = malloc(size);
+		if (d == NULL || copy == NULL) {
+			free(d);
+			free(copy);
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+		memcpy(copy, buf, size);
+		*d = (struct delayed){ .req = req, .off = (uint64_t)off,
+			.size = size, .due = start + fs->write_latency_ns,
+			.data = copy };
+		if (fs->dtail != NULL)
+			fs->dtail->next = d;
+		else
+			fs->dhead = d;
+		fs->dtail = d;
+		return;
+	}
 	if (rc == 0)
 		rc = log_record(fs, IMGFS_REC_WRITE, 0, (uint64_t)off, size, buf);
 	if (rc != 0) {
@@ -612,6 +656,75 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 	fs->c.writes++;
 	fs->c.bytes_written += size;
 	fuse_reply_write(req, size);
+}
+
+/* Acknowledge the delayed writes due by NOW (all of them if NOW is
+ * UINT64_MAX), logging each as it is acknowledged. */
+static void ack_due(struct imgfs *fs, uint64_t now)
+{
+	while (fs->dhead != NULL && fs->dhead->due <= now) {
+		struct delayed *d = fs->dhead;
+		int rc;
+
+		fs->dhead = d->next;
+		if (fs->dhead == NULL)
+			fs->dtail = NULL;
+		rc = log_record(fs, IMGFS_REC_WRITE, 0, d->off, d->size, d->data);
+		if (rc != 0) {
+			fuse_reply_err(d->req, -rc);
+		} else {
+			fs->c.writes++;
+			fs->c.bytes_written += d->size;
+			fuse_reply_write(d->req, (size_t)d->size);
+		}
+		free(d->data);
+		free(d);
+	}
+}
+
+/* The request loop with delayed write acknowledgements: one thread, the
+ * requests in the order they are read, and between them the writes that
+ * are due are acknowledged.  Returns 0 when the file system is unmounted. */
+static int delayed_loop(struct fuse_session *se, struct imgfs *fs)
+{
+	struct fuse_buf fbuf = { .mem = NULL };
+	struct pollfd pfd = { .fd = fuse_session_fd(se), .events = POLLIN };
+	int ret = 0;
+
+	while (!fuse_session_exited(se)) {
+		struct timespec ts, *tp = NULL;
+		uint64_t now = now_ns();
+		int rc;
+
+		ack_due(fs, now);
+		if (fs->dhead != NULL) {
+			uint64_t wait = fs->dhead->due - now;
+			ts.tv_sec = (time_t)(wait / 1000000000u);
+			ts.tv_nsec = (long)(wait % 1000000000u);
+			tp = &ts;
+		}
+		rc = ppoll(&pfd, 1, tp, NULL);
+		if (rc < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (rc == 0)
+			continue;
+		rc = fuse_session_receive_buf(se, &fbuf);
+		if (rc == -EINTR || rc == -EAGAIN)
+			continue;
+		if (rc <= 0) {
+			ret = rc;	/* 0: unmounted */
+			break;
+		}
+		fuse_session_process_buf(se, &fbuf);
+	}
+	ack_due(fs, UINT64_MAX);
+	free(fbuf.mem);
+	fuse_session_reset(se);
+	return ret < 0 ? -1 : 0;
 }
 
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -714,6 +827,8 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 		fuse_reply_err(req, ENOSPC);
 		return;
 	}
+	/* Keep the log in the order of the image: writes before this. */
+	ack_due(fs, UINT64_MAX);
 	if (mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)) {
 		rc = zero_image(fs, off, len, 1);
 		if (rc == 0)
@@ -798,6 +913,7 @@ static void usage(FILE *f, const char *prog)
 		"Show IMAGE as the file MOUNTPOINT/disk, for a loop device.\n"
 		"\n"
 		"  --flush-latency-us N  make every fsync take at least N microseconds\n"
+		"  --write-latency-us N  make every write take at least N microseconds\n"
 		"  --stats FILE          keep I/O counters in FILE (\"key value\" lines)\n"
 		"  --log FILE            record every write and flush in FILE\n"
 		"  --sync-image          fdatasync IMAGE in every fsync too\n"
@@ -812,7 +928,7 @@ int main(int argc, char *argv[])
 	struct imgfs fs = { .img_fd = -1, .log_fd = -1 };
 	struct fuse_session *se = NULL;
 	struct stat st;
-	uint64_t latency_us = 0;
+	uint64_t latency_us = 0, write_latency_us = 0;
 	int ret = 1, rc, mounted = 0, handlers = 0;
 	const char *prog = argc > 0 ? argv[0] : "imgfs";
 
@@ -822,6 +938,12 @@ int main(int argc, char *argv[])
 	if (o.latency != NULL && parse_u64(o.latency, MAX_LATENCY_US, &latency_us) != 0) {
 		fprintf(stderr, "imgfs: --flush-latency-us: not a number of "
 			"microseconds up to %llu: %s\n", MAX_LATENCY_US, o.latency);
+		goto out;
+	}
+	if (o.write_latency != NULL &&
+	    parse_u64(o.write_latency, MAX_LATENCY_US, &write_latency_us) != 0) {
+		fprintf(stderr, "imgfs: --write-latency-us: not a number of "
+			"microseconds up to %llu: %s\n", MAX_LATENCY_US, o.write_latency);
 		goto out;
 	}
 	/* Before the user's -o options, so theirs win. */
@@ -847,6 +969,7 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	fs.latency_ns = latency_us * 1000u;
+	fs.write_latency_ns = write_latency_us * 1000u;
 	fs.sync_image = o.sync_image;
 
 	/* imgfs serves a block device: reclaim in imgfs must not write to it.
@@ -905,7 +1028,10 @@ int main(int argc, char *argv[])
 	if (fuse_daemonize(cmd.foreground) != 0)
 		goto out;
 	/* One thread: requests are handled in the order they are read. */
-	ret = fuse_session_loop(se) != 0;
+	if (fs.write_latency_ns > 0)
+		ret = delayed_loop(se, &fs) != 0;
+	else
+		ret = fuse_session_loop(se) != 0;
 
 out:
 	if (mounted)
@@ -940,6 +1066,7 @@ out:
 	free(cmd.mountpoint);
 	free(o.image);
 	free(o.latency);
+	free(o.write_latency);
 	free(o.stats);
 	free(o.log);
 	fuse_opt_free_args(&args);

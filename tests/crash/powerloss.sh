@@ -1,0 +1,864 @@
+#!/bin/bash
+# powerloss.sh - power cuts at every device flush of an install, replayed
+# from a recorded write stream; after each, the crash-safety contract
+# (DESIGN.md section 3, I1-I7) is checked.  doc/reliability.md, "Power-loss
+# replay", has the method and the results.
+#
+# Recording.  The file system under test (ext4 mounted noauto_da_alloc, xfs
+# or btrfs) lives on a loop device (direct I/O, request merging off) over
+# bench/imgfs, which logs every write, discard and cache flush the loop
+# device passes on, in the order it receives them, one request at a time.
+# The root of the install is a directory of that file system; the image as
+# it was before the run is kept (BASE).  The recorded run, from mount to
+# unmount, is the crash-free reference.  Two things make the recording
+# harsher than an idle test machine, and closer to a real one:
+#  - a slow disk: imgfs acknowledges each write CRASH_WRITE_LATENCY_US
+#    (default 1000) after receiving it and answers flushes meanwhile; a
+#    flush covers only the writes acknowledged before it, so writes still
+#    in flight when a file system issues a flush are not made durable by
+#    it (the log puts them after it);
+#  - a bystander: while the installer runs, another process appends to a
+#    file next to the root and fsyncs it every CRASH_BYSTANDER_MS (10) ms,
+#    and once more after the run, as journald or apt would; each of its
+#    fsyncs commits the journal with whatever metadata the installer has
+#    made so far, like the periodic commit of a real system does.
+#
+# Replay.  tests/crash/crashimg builds, for a flush point K, the image as a
+# power cut would leave it: BASE, every record up to flush K, and a subset
+# of the writes between flush K and K+1 cut into 4 KiB units (torn writes
+# included).  States: the bare prefix of every flush point, the final
+# image, and random subsets (seed 1, 2, ...) up to the state budget.  Each
+# state goes on a fresh copy and a fresh loop device and is checked:
+#   mount        journal recovery, as after a reboot; a state that does
+#                not mount counts as file-system damage (FS)
+#   I3           dpkg-query -W and dpkg --audit accept the database
+#   I1 I2 I4 I5 I7
+#                every path of the packages of the run is its old or new
+#                state (type, mode, owner, size, MD5, link target, mtime;
+#                absent counts as a state); nothing else changed in the
+#                root but *.dpkg-new/*.dpkg-tmp, and nothing appeared next
+#                to the root (I2); a package recorded unpacked/installed
+#                at a version has that version's files and info/ files
+#                (I4); old and new files side by side only under
+#                half-installed + reinstreq, no new file under the old or
+#                no status (I5); the package that is not part of the run,
+#                its files, status and info/ files are untouched (I7)
+#   fsck -n      after the recovery (e2fsck -fn, xfs_repair -n, btrfs
+#                check --readonly): tells file-system damage apart (FS)
+#   I6           the same install run again exits 0 and gives exactly the
+#                tree and database of the crash-free run, no *.dpkg-new /
+#                *.dpkg-tmp left; a second run changes nothing
+#
+# Installers ("rows"): unpkg:STRATEGY (--sync=dpkg|batch|uring|syncfs|
+# none), unpkg-broken:STRATEGY (a build with -DUNPKG_BROKEN_RENAME_FIRST,
+# given as CRASH_BROKEN_UNPKG), dpkg-safe (dpkg --refuse-unsafe-io),
+# dpkg-unsafe (dpkg --force-unsafe-io).  Scenarios: fresh (alpha 1.0 and
+# beta 1.0 on a root holding keeper) and upgrade (to alpha 2.0, beta 2.0).
+#
+# Default (make check): ext4, upgrade, unpkg:dpkg with CRASH_STATES states,
+# then the self-test: unpkg:none must show violations (a harness that
+# finds none there is broken), with half as many states.
+# CRASH_MATRIX=full (make crashcheck): every file system, scenario and row
+# above; a row of EXPECT_VIOLATIONS must show violations in at least one
+# cell, an unpkg row not in it must show none (but KNOWN_BUGS).
+#
+# Environment:
+#   CRASH_MATRIX=full              the whole matrix (make crashcheck)
+#   CRASH_FS="ext4 xfs btrfs"      file systems
+#   CRASH_SCENARIOS="fresh upgrade"
+#   CRASH_ROWS="unpkg:dpkg ..."    installers (the default is above)
+#   CRASH_STATES=N                 states per cell (160; full: 150)
+#   CRASH_SELFTEST_STATES=N        states of the self-test cell (default N/2)
+#   CRASH_SELFTEST=0               no self-test cell
+#   CRASH_BROKEN_UNPKG=PATH        the rename-first build, for unpkg-broken:*
+#   CRASH_RESULTS=FILE             append one line per cell to FILE
+#   CRASH_ONLY=K:SEED[,K:SEED...]  check only these states (reproduce)
+#   CRASH_KEEP_STATE=DIR           with CRASH_ONLY: keep the state images,
+#                                  the log and BASE in DIR
+#   CRASH_MAXSHOW=N                violations printed in full per cell (5)
+#   CRASH_WRITE_LATENCY_US, CRASH_BYSTANDER_MS   see above
+# A row whose name is in EXPECT_VIOLATIONS (self-test rows) must show
+# violations; any other row must show none but the KNOWN_BUGS tags.
+TEST_NAME=powerloss
+# shellcheck source=tests/integration/lib.sh
+. "${TESTLIB:?TESTLIB is not set}"
+need_cmd losetup mount umount mountpoint setsid truncate awk md5sum find sort cmp
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+BUILD=$(cd "$(dirname "$UNPKG")/.." && pwd)
+IMGFS=${IMGFS:-$BUILD/bench/imgfs}
+CRASHIMG=${CRASHIMG:-$BUILD/tests/crash/crashimg}
+for p in "$IMGFS" "$CRASHIMG"; do
+	[ -x "$p" ] || hard_error "$p is not built (make check builds it)"
+done
+
+if [ "${CRASH_MATRIX:-quick}" = full ]; then
+	FSES=${CRASH_FS:-ext4 xfs btrfs}
+	SCENARIOS=${CRASH_SCENARIOS:-fresh upgrade}
+	STATES=${CRASH_STATES:-150}
+	ROWS=${CRASH_ROWS:-unpkg:dpkg unpkg:batch unpkg:uring unpkg:syncfs unpkg:none unpkg-broken:dpkg unpkg-broken:batch dpkg-safe dpkg-unsafe}
+	SELFTEST_STATES=${CRASH_SELFTEST_STATES:-$STATES}
+else
+	FSES=${CRASH_FS:-ext4}
+	SCENARIOS=${CRASH_SCENARIOS:-upgrade}
+	STATES=${CRASH_STATES:-160}
+	ROWS=${CRASH_ROWS:-unpkg:dpkg}
+	if [ "${CRASH_SELFTEST:-1}" = 1 ] && [ -z "${CRASH_ROWS:-}" ]; then
+		ROWS="$ROWS unpkg:none"
+	fi
+	SELFTEST_STATES=${CRASH_SELFTEST_STATES:-$((STATES / 2))}
+fi
+ONLY=${CRASH_ONLY:-}
+MAXSHOW=${CRASH_MAXSHOW:-5}
+# The rename-first build with --sync=dpkg renames each package a few
+# milliseconds before its fdatasyncs, a window ext4's ordered data mode
+# closes and the recording has not caught (doc/reliability.md): it runs in
+# the matrix, but only its batch row is required to show violations.
+EXPECT_VIOLATIONS=" unpkg:none unpkg-broken:batch unpkg-broken:uring unpkg-broken:syncfs "
+# Tags of known unpkg bugs (doc/reliability.md); a finding whose every
+# violation carries one of them does not fail the test.  (The two this
+# harness saw, dir-mode and obsolete-left, are fixed.)
+KNOWN_BUGS=" "
+declare -A KNOWN_SEEN=()
+
+# --- preconditions ------------------------------------------------------------
+[ -c /dev/fuse ] || skip "no /dev/fuse (FUSE is not available)"
+{ exec 3<>/dev/fuse; } 2>/dev/null || skip "cannot open /dev/fuse here"
+exec 3>&-
+for fs in $FSES; do
+	case $fs in
+	ext4) need_cmd mkfs.ext4 e2fsck ;;
+	xfs) need_cmd mkfs.xfs xfs_repair ;;
+	btrfs) need_cmd mkfs.btrfs btrfs ;;
+	*) hard_error "CRASH_FS: ext4, xfs or btrfs, not $fs" ;;
+	esac
+	grep -qw "$fs" /proc/filesystems || modprobe "$fs" 2>/dev/null ||
+		skip "the kernel has no $fs"
+done
+W=$TESTDIR/w
+mkdir -p "$W"
+# The images are sparse; on a tmpfs, copying and replaying them is cheap.
+mount -t tmpfs -o size=6g,mode=0700 unpkg-powerloss "$W" 2>/dev/null ||
+	skip "cannot mount file systems here"
+register_mount "$W"
+mkdir -p "$W/m" "$W/fuse"
+truncate -s 1M "$W/probe.img"
+probe=$(losetup --find --show "$W/probe.img" 2>/dev/null) ||
+	skip "cannot attach a loop device here (no free loop device or no loop driver)"
+losetup -d "$probe"
+rm -f "$W/probe.img"
+
+# --- cleanup: nothing mounted, attached or running is left behind ------------
+LOOPS=()
+IMGFS_PID=
+detach_all() {
+	local d
+	mountpoint -q "$W/m" && umount "$W/m"
+	for d in "${LOOPS[@]}"; do
+		[ -n "$d" ] && losetup -d "$d" 2>/dev/null
+	done
+	LOOPS=()
+	if mountpoint -q "$W/fuse"; then
+		umount "$W/fuse" || umount -l "$W/fuse"
+	fi
+	if [ -n "$IMGFS_PID" ]; then
+		kill "$IMGFS_PID" 2>/dev/null
+		wait "$IMGFS_PID" 2>/dev/null
+		IMGFS_PID=
+	fi
+	return 0
+}
+cleanup_powerloss() {
+	local rc=$?
+	set +e
+	trap - ERR
+	detach_all
+	# A detached loop device lets go of its file a moment later.
+	local n=0
+	while mountpoint -q "$W" && ! umount "$W" 2>/dev/null && [ "$n" -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	mountpoint -q "$W" && echo "$TEST_NAME: cannot unmount $W" >&2
+	(exit "$rc")
+	on_exit
+}
+trap cleanup_powerloss EXIT
+
+# attach FILE [losetup option...]: a new loop device on FILE, in DEV.
+attach() {
+	local f=$1
+	shift
+	DEV=$(losetup --find --show "$@" "$f") || hard_error "losetup failed on $f"
+	LOOPS+=("$DEV")
+}
+
+# detach DEV: detach, and forget it.
+detach() {
+	local d keep=()
+	[ "$FS" != btrfs ] || btrfs device scan --forget "$1" >/dev/null 2>&1 || true
+	losetup -d "$1" || hard_error "cannot detach $1"
+	for d in "${LOOPS[@]}"; do
+		[ "$d" = "$1" ] || keep+=("$d")
+	done
+	LOOPS=("${keep[@]}")
+}
+
+# --- file systems ---------------------------------------------------------------
+fs_size() {
+	case $1 in
+	ext4) echo 64M ;;
+	xfs) echo 300M ;;	# mkfs.xfs refuses smaller ones since xfsprogs 5.19
+	btrfs) echo 128M ;;	# mkfs.btrfs: at least 114 MiB
+	esac
+}
+fs_mkfs() {
+	case $FS in
+	ext4) mkfs.ext4 -q -F -b 4096 "$1" ;;
+	xfs) mkfs.xfs -q -f "$1" ;;
+	btrfs) mkfs.btrfs -q -f "$1" >/dev/null ;;
+	esac
+}
+fs_mount() {
+	case $FS in
+	ext4) mount -t ext4 -o noauto_da_alloc "$1" "$2" ;;
+	*) mount -t "$FS" "$1" "$2" ;;
+	esac
+}
+# fs_check DEV: the read-only check of the file system; its report in
+# $W/fsck.out, status 0 if clean.
+fs_check() {
+	case $FS in
+	ext4) e2fsck -fn "$1" >"$W/fsck.out" 2>&1 ;;
+	xfs) xfs_repair -n "$1" >"$W/fsck.out" 2>&1 ;;
+	btrfs) btrfs check --readonly "$1" >"$W/fsck.out" 2>&1 ;;
+	esac
+}
+
+# --- fixtures -----------------------------------------------------------------
+# text N WORD: N numbered lines (deterministic, about 20 bytes each).
+text() {
+	seq -f "$2 line %.0f" 1 "$1"
+}
+T1=1000000000 T2=1100000000
+stamp() {
+	find "$1" -path "$1/DEBIAN" -prune -o -exec touch -h -d "@$2" {} +
+}
+
+stage=$TESTDIR/keeper
+new_pkg "$stage" keeper 1.0
+mkdir -p "$stage/usr/share/keeper" "$stage/usr/share/common" "$stage/etc"
+text 3000 keeper >"$stage/usr/share/keeper/data"
+echo 'keeper, in a shared directory' >"$stage/usr/share/common/keeper"
+echo 'keeper = 1' >"$stage/etc/keeper.conf"
+echo /etc/keeper.conf >"$stage/DEBIAN/conffiles"
+stamp "$stage" "$T1"
+KEEPER=$TESTDIR/keeper_1.0_all.deb
+build_deb "$KEEPER" "$stage"
+
+# alpha VERSION TIME: files that change, stay, go and come, a file that
+# becomes a symlink, a hardlink pair, another owner, a conffile, files of
+# a few hundred KiB (many 4 KiB units, so torn writes show).
+make_alpha() {
+	local v=$1 t=$2 s=$TESTDIR/alpha$1 a
+	new_pkg "$s" alpha "$v"
+	a=$s/usr/share/alpha
+	mkdir -p "$a/deep/er" "$s/usr/bin" "$s/etc/alpha" "$s/usr/share/common"
+	text 12000 "alpha big $v" >"$a/big"
+	ln "$a/big" "$a/big-link"
+	echo 'the same in both versions' >"$a/same"
+	echo "nested $v" >"$a/deep/er/x"
+	for i in 1 2 3 4 5 6; do
+		text $((i * 150)) "alpha small $i $v" >"$a/small$i"
+	done
+	printf '#!/bin/sh\necho alpha %s\n' "$v" >"$s/usr/bin/alpha-run"
+	chmod 0755 "$s/usr/bin/alpha-run"
+	echo "owned by daemon $v" >"$a/daemon"
+	chown 1:1 "$a/daemon"
+	chmod 0640 "$a/daemon"
+	echo "alpha = $v" >"$s/etc/alpha/alpha.conf"
+	echo /etc/alpha/alpha.conf >"$s/DEBIAN/conffiles"
+	if [ "$v" = 1.0 ]; then
+		echo 'only in 1.0' >"$a/gone"
+		mkdir -p "$a/olddir"
+		text 500 'a tree 2.0 drops' >"$a/olddir/f"
+		echo 'a file that becomes a symlink' >"$a/tolink"
+		ln -s ../share/alpha/big "$s/usr/bin/alpha"
+	else
+		echo 'only in 2.0' >"$a/new"
+		mkdir -p "$a/newdir"
+		text 500 'a tree 1.0 lacked' >"$a/newdir/f"
+		ln -s same "$a/tolink"
+		ln -s ../share/alpha/same "$s/usr/bin/alpha"
+	fi
+	stamp "$s" "$t"
+	build_deb "$TESTDIR/alpha_$v.deb" "$s"
+}
+make_beta() {
+	local v=$1 t=$2 s=$TESTDIR/beta$1 so
+	new_pkg "$s" beta "$v"
+	echo "Depends: alpha (>= $v)" >>"$s/DEBIAN/control"
+	so=libbeta.so.${v%%.*}
+	mkdir -p "$s/usr/lib/beta" "$s/usr/share/doc/beta" "$s/usr/share/common"
+	text 20000 "beta library $v" >"$s/usr/lib/beta/$so"
+	ln -s "$so" "$s/usr/lib/beta/libbeta.so"
+	text 40 "beta changelog $v" >"$s/usr/share/doc/beta/changelog"
+	echo "Beta in a directory keeper owns, $v" >"$s/usr/share/common/beta"
+	stamp "$s" "$t"
+	build_deb "$TESTDIR/beta_$v.deb" "$s"
+}
+make_alpha 1.0 "$T1"
+make_alpha 2.0 "$T2"
+make_beta 1.0 "$T1"
+make_beta 2.0 "$T2"
+PKGS=(alpha beta)
+
+# The roots the scenarios start from, made once (copied with cp -a).
+TPL_FRESH=$TESTDIR/tpl-fresh
+TPL_OLD=$TESTDIR/tpl-old
+prime_root "$TPL_FRESH"
+"$UNPKG" --root="$TPL_FRESH" --sync=dpkg -i "$KEEPER" >/dev/null
+cp -a "$TPL_FRESH" "$TPL_OLD"
+"$UNPKG" --root="$TPL_OLD" --sync=dpkg -i "$TESTDIR/alpha_1.0.deb" "$TESTDIR/beta_1.0.deb" >/dev/null
+
+scenario_tpl() {
+	case $1 in
+	fresh) echo "$TPL_FRESH" ;;
+	upgrade) echo "$TPL_OLD" ;;
+	*) hard_error "unknown scenario $1" ;;
+	esac
+}
+scenario_debs() {
+	case $1 in
+	fresh) echo "$TESTDIR/alpha_1.0.deb $TESTDIR/beta_1.0.deb" ;;
+	upgrade) echo "$TESTDIR/alpha_2.0.deb $TESTDIR/beta_2.0.deb" ;;
+	esac
+}
+
+# run_installer ROW ROOT DEB...: one run of the installer of ROW.
+run_installer() {
+	local row=$1 root=$2
+	shift 2
+	case $row in
+	unpkg:*) "$UNPKG" --root="$root" --sync="${row#unpkg:}" -i "$@" ;;
+	unpkg-broken:*)
+		[ -x "${CRASH_BROKEN_UNPKG:-}" ] ||
+			hard_error "row $row needs CRASH_BROKEN_UNPKG (a build with -DUNPKG_BROKEN_RENAME_FIRST)"
+		"$CRASH_BROKEN_UNPKG" --root="$root" --sync="${row#unpkg-broken:}" -i "$@" ;;
+	dpkg-safe) dpkg --root="$root" --refuse-unsafe-io -i "$@" ;;
+	dpkg-unsafe) dpkg --root="$root" --force-unsafe-io -i "$@" ;;
+	*) hard_error "unknown row $row" ;;
+	esac
+}
+
+# --- what a root looks like ---------------------------------------------------
+
+# statuses ROOT: "PACKAGE VERSION WANT EFLAG STATE" lines.
+statuses() {
+	dpkg-query --root="$1" -W -f='${Package} ${Version} ${Status}\n'
+}
+
+# fingerprint ROOT: one line per path (PATH TYPE MODE UID:GID [size md5]
+# [-> TARGET] [mtime] [hardlink=FIRST]); the database's files with their
+# content hash and no time, but for lock files and status-old.  Paths
+# must not contain white space (true of the fixtures).
+fingerprint() {
+	local root=${1%/}
+	(cd "$root" && find . -type f -print0 | xargs -0r md5sum) >"$W/fp.md5"
+	find "$root" -printf '%y %n %D:%i %m %U:%G %s %T@ %P\t%l\n' |
+		awk -v md5="$W/fp.md5" '
+	BEGIN {
+		while ((getline l <md5) > 0) {
+			p = substr(l, 35); sub(/^\.\//, "", p); sum[p] = substr(l, 1, 32)
+		}
+		split("lock lock-frontend status-old triggers/Lock", x, " ")
+		for (i in x) skip["var/lib/dpkg/" x[i]] = 1
+	}
+	{
+		tab = index($0, "\t"); target = substr($0, tab + 1)
+		split(substr($0, 1, tab - 1), f, " ")
+		p = f[8]; if (p == "") p = "."
+		if (p in skip) next
+		if (p == "var/lib/dpkg/triggers/Unincorp" && f[6] == 0) next
+		isdb = p == "var/lib/dpkg" || substr(p, 1, 13) == "var/lib/dpkg/"
+		line = p " " f[1] " " sprintf("%04d", f[4]) " " f[5]
+		if (f[1] == "f") line = line " size=" f[6] " md5=" sum[p]
+		if (f[1] == "l") line = line " -> " target
+		if (f[1] != "d" && !isdb) line = line " mtime=" f[7]
+		n++; L[n] = line; T[n] = f[1]; I[n] = f[3]; K[n] = f[2]
+		if (f[1] != "d" && f[2] > 1 && (!(f[3] in first) || p < first[f[3]]))
+			first[f[3]] = p
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			if (T[i] != "d" && K[i] > 1) L[i] = L[i] " hardlink=" first[I[i]]
+			print L[i]
+		}
+	}' | sort
+}
+
+# pkg_paths ROOT: "PKG TAB PATH TAB conf|-" for the packages of the run.
+pkg_paths() {
+	local root=$1 pkg p
+	for pkg in "${PKGS[@]}"; do
+		case $(dpkg-query --root="$root" -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true) in
+		"" | not-installed) continue ;;
+		esac
+		while IFS= read -r p; do
+			[ "$p" = /. ] || printf '%s\t%s\t-\n' "$pkg" "${p#/}"
+		done < <(dpkg-query --root="$root" -L "$pkg")
+		dpkg-query --root="$root" -W -f='${Conffiles}\n' "$pkg" |
+			awk -v pkg="$pkg" 'NF >= 2 { sub(/^\//, "", $1); print pkg "\t" $1 "\tconf" }'
+	done
+}
+
+# The invariants on one state.  Input files: PATHS (PKG TAB PATH TAB
+# conf|-), VERSIONS (PKG OLD NEW, "-" for none), fingerprints OLD, NEW and
+# CURRENT, statuses CURRENT and BEFORE.  Output: one "Ix: what" line per
+# violation, with a "[known bug: TAG]" suffix where the state is the
+# signature of a known bug.
+# shellcheck disable=SC2016
+CHECKER='
+function key(l,  i) { i = index(l, " "); return i ? substr(l, 1, i - 1) : l }
+function bad(inv, msg) { print inv ": " msg }
+function put(arr, l,  k) {
+	k = key(l)
+	if (substr(k, 1, 13) == "var/lib/dpkg/") {
+		if (k ~ /^var\/lib\/dpkg\/info\/[^\/]+$/ && k !~ /\.dpkg-(new|tmp)$/) arr[k] = l
+		return
+	}
+	sub(/ hardlink=[^ ]*$/, "", l)
+	arr[k] = l
+}
+# differs(ARR, P): the first info/P.* file of CURRENT that is not as in ARR
+function differs(arr, P,  k, pre, n) {
+	pre = "var/lib/dpkg/info/" P "."; n = length(pre)
+	for (k in C) if (substr(k, 1, n) == pre && (!(k in arr) || arr[k] != C[k])) return k
+	for (k in arr) if (substr(k, 1, n) == pre && !(k in C)) return k " (missing)"
+	return ""
+}
+# staged(P): P is NAME.dpkg-new or NAME.dpkg-tmp, or lies in a directory
+# so named, for a NAME of a package of the run or of the old tree
+function staged(p,  parts, n, i, b) {
+	n = split(p, parts, "/"); b = ""
+	for (i = 1; i <= n; i++) {
+		b = (i == 1) ? parts[1] : b "/" parts[i]
+		if (b ~ /\.dpkg-(new|tmp)$/) {
+			sub(/\.dpkg-(new|tmp)$/, "", b)
+			return (b in own || b in O)
+		}
+	}
+	return 0
+}
+FILENAME == ARGV[1] { split($0, a, "\t"); own[a[2]] = a[1]; if (a[3] == "conf") conf[a[2]] = 1; next }
+FILENAME == ARGV[2] { oldv[$1] = $2; newv[$1] = $3; inrun[$1] = 1; next }
+FILENAME == ARGV[3] { put(O, $0); next }
+FILENAME == ARGV[4] { put(N, $0); next }
+FILENAME == ARGV[5] { put(C, $0); next }
+FILENAME == ARGV[6] { ver[$1] = $2; ef[$1] = $4; st[$1] = $5; cur[$1] = $0; next }
+FILENAME == ARGV[7] { before[$1] = $0; next }
+END {
+	for (p in C) {
+		if (p in own || substr(p, 1, 13) == "var/lib/dpkg/") continue
+		if (p in O) {
+			if (C[p] != O[p]) bad("I7", "a path of no package of the run changed: [" O[p] "] -> [" C[p] "]")
+			continue
+		}
+		if (staged(p)) continue
+		bad("I2", "unexpected path: [" C[p] "]")
+	}
+	for (p in O)
+		if (!(p in own) && !(p in C) && substr(p, 1, 13) != "var/lib/dpkg/")
+			bad("I7", "a path of no package of the run disappeared: [" O[p] "]")
+	for (p in own) {
+		P = own[p]
+		c = (p in C) ? C[p] : "ABSENT"; o = (p in O) ? O[p] : "ABSENT"; n = (p in N) ? N[p] : "ABSENT"
+		if (c != o && c != n) {
+			bad("I1", P ": " p " is [" c "], neither old [" o "] nor new [" n "]" \
+				(c ~ /^[^ ]+ d 0000 / ? " [known bug: dir-mode]" : ""))
+			continue
+		}
+		if (o == n) continue
+		if (c == o) { if (p in conf) cold[P] = p; else hold[P] = p }
+		else if (p in conf) cnew[P] = p
+		else hnew[P] = p
+	}
+	for (P in before) {
+		if (P in inrun) continue
+		if (cur[P] != before[P]) bad("I7", P " is not part of the run: status [" before[P] "] became [" cur[P] "]")
+		if ((k = differs(O, P)) != "") bad("I7", P " is not part of the run: " k " changed")
+	}
+	for (P in inrun) {
+		s = (P in st) ? st[P] : "absent"
+		desc = P " (status " ((P in ef) ? ef[P] : "-") " " s " " ver[P] ")"
+		unpacked_new = s == "unpacked" && ver[P] == newv[P]
+		anyold = (P in hold) || ((P in cold) && !unpacked_new)
+		anynew = (P in hnew) || (P in cnew)
+		newp = (P in hnew) ? hnew[P] : cnew[P]
+		if (anyold && anynew && !(s == "half-installed" && ef[P] == "reinstreq"))
+			bad("I5", desc ": old " ((P in hold) ? hold[P] : cold[P]) " and new " newp " side by side")
+		if (s == "half-installed") {
+			if (ef[P] != "reinstreq") bad("I5", desc ": half-installed without reinstreq")
+		} else if (s == "unpacked" || s == "installed" || s == "half-configured" || s ~ /^triggers-/) {
+			if (ver[P] == newv[P]) {
+				if (P in hold) bad("I4", desc ": " hold[P] " is still old")
+				if (s != "unpacked" && s != "half-configured" && (P in cold)) bad("I4", desc ": conffile " cold[P] " is still old")
+				if ((k = differs(N, P)) != "") bad("I4", desc ": " k " is not that version'"'"'s")
+			} else if (ver[P] == oldv[P]) {
+				if (anynew) bad("I5", desc ": recorded at the old version, " newp " is new")
+				if ((k = differs(O, P)) != "") bad("I5", desc ": recorded at the old version, " k " changed")
+			} else
+				bad("I3", desc ": a version the run neither started from nor installs")
+		} else if (s == "absent" || s == "not-installed") {
+			if (anynew) bad("I5", desc ": not recorded, " newp " is new")
+		} else
+			bad("I3", desc ": unexpected state")
+	}
+}'
+
+# --- one cell: record, then replay ---------------------------------------------
+
+# bystander FILE: append a line to FILE and fsync it, every BYSTANDER_MS
+# milliseconds, until killed.
+BYSTANDER_MS=${CRASH_BYSTANDER_MS:-10}
+# A slow disk: each write of the recorded run takes this long, so the
+# installer's writes are still in flight when its (or the bystander's)
+# flushes are issued.
+WRITE_LATENCY_US=${CRASH_WRITE_LATENCY_US:-1000}
+bystander() {
+	trap - ERR
+	trap 'exit 0' TERM
+	local i=0
+	while :; do
+		i=$((i + 1))
+		echo "bystander $i" >>"$1"
+		sync "$1"
+		sleep "0.$(printf '%03d' "$BYSTANDER_MS")"
+	done
+}
+
+# record_cell: the recorded crash-free run of ROW/SCEN on FS, and what
+# the states are compared with (files in $C).
+record_cell() {
+	local tpl size dev pkg o n rc
+	tpl=$(scenario_tpl "$SCEN")
+	size=$(fs_size "$FS")
+	rm -rf "$C"
+	mkdir -p "$C"
+
+	# BASE: the file system with the root as it is before the run.
+	truncate -s "$size" "$C/base.img"
+	attach "$C/base.img"
+	dev=$DEV
+	fs_mkfs "$dev" || hard_error "mkfs.$FS failed"
+	fs_mount "$dev" "$W/m" || hard_error "cannot mount the new $FS"
+	cp -a "$tpl" "$W/m/root"
+	fingerprint "$W/m/root" >"$C/old.fp"
+	statuses "$W/m/root" >"$C/old.status"
+	pkg_paths "$W/m/root" >"$C/paths"
+	umount "$W/m"
+	detach "$dev"
+
+	# The recorded run: imgfs logs the stream the loop device sends.
+	cp --sparse=always "$C/base.img" "$C/rec.img"
+	setsid "$IMGFS" -f --log "$C/log" --write-latency-us "$WRITE_LATENCY_US" \
+		"$C/rec.img" "$W/fuse" \
+		</dev/null >"$C/imgfs.err" 2>&1 &
+	IMGFS_PID=$!
+	local tries=0
+	until [ -e "$W/fuse/disk" ]; do
+		tries=$((tries + 1))
+		[ "$tries" -lt 200 ] || { cat "$C/imgfs.err" >&2; hard_error "imgfs did not start"; }
+		sleep 0.05
+	done
+	attach "$W/fuse/disk" --direct-io=on
+	dev=$DEV
+	local q=/sys/block/${dev#/dev/}
+	echo 2 >"$q/queue/nomerges" || hard_error "cannot turn off merging on $dev"
+	[ "$(cat "$q/loop/dio")" = 1 ] || note "warning: $dev does not use direct I/O"
+	[ "$(cat "$q/queue/write_cache")" = "write back" ] ||
+		hard_error "$dev does not announce a volatile write cache: file systems would send no flushes"
+	fs_mount "$dev" "$W/m" || hard_error "cannot mount the recorded $FS"
+	# A busy system: while the installer runs, another program appends to
+	# a log file of the same file system and fsyncs it every few
+	# milliseconds (as journald or a database would).  Each of its fsyncs
+	# commits the file system journal with whatever the installer did so
+	# far, the way the periodic commit does on a real machine, so metadata
+	# of the run (renames) may become durable before its data.
+	bystander "$W/m/bystander" &
+	local bpid=$!
+	# shellcheck disable=SC2046
+	run_logged "$C/run" run_installer "$ROW" "$W/m/root" $(scenario_debs "$SCEN")
+	rc=$RUN_RC
+	kill "$bpid"
+	wait "$bpid" 2>/dev/null || true
+	[ "$rc" -eq 0 ] || {
+		show_file "$C/run.err" "$ROW stderr"
+		hard_error "the crash-free run of $ROW failed (exit $rc)"
+	}
+	# A bystander: some other program fsyncs a file of the same file
+	# system after the run, as apt, a logger or the next install would.
+	# Its journal commit makes the run's metadata durable; a run that
+	# relied on the kernel writing its data back later is caught here.
+	echo "written after the run" >"$W/m/bystander"
+	sync "$W/m/bystander"
+	fingerprint "$W/m/root" >"$C/new.fp"
+	statuses "$W/m/root" >"$C/new.status"
+	pkg_paths "$W/m/root" >>"$C/paths"
+	tree_manifest "$W/m/root" >"$C/new.tree"
+	db_manifest "$W/m/root" >"$C/new.db"
+	umount "$W/m"
+	detach "$dev"
+	umount "$W/fuse"
+	wait "$IMGFS_PID" || hard_error "imgfs failed: $(cat "$C/imgfs.err")"
+	IMGFS_PID=
+	sort -u "$C/paths" -o "$C/paths"
+	for pkg in "${PKGS[@]}"; do
+		o=$(awk -v p="$pkg" '$1 == p { print $2 }' "$C/old.status")
+		n=$(awk -v p="$pkg" '$1 == p { print $2 }' "$C/new.status")
+		echo "$pkg ${o:--} ${n:--}"
+	done >"$C/versions"
+	"$CRASHIMG" info "$C/log" >"$C/info" || hard_error "crashimg: bad log"
+	# The whole log on BASE must give the final image.
+	"$CRASHIMG" build "$C/log" "$C/base.img" "$C/check.img" \
+		"$(awk 'NR == 1 { print $2 }' "$C/info")" all >/dev/null
+	cmp -s "$C/check.img" "$C/rec.img" ||
+		hard_error "the replayed log is not the final image: the recording is incomplete"
+	rm -f "$C/check.img" "$C/rec.img"
+}
+
+# pick_states BUDGET: "K SEED" lines: the bare prefix of every flush point
+# and the final image first, then random subsets round-robin over the
+# intervals that have writes (seeds 1, 2, ...), BUDGET in all.  With a
+# budget smaller than the flush points, they are thinned out evenly.
+pick_states() {
+	awk -v budget="$1" '
+	NR == 1 { nf = $2; next }
+	{ k[NR - 2] = $1; u[NR - 2] = $4 }
+	END {
+		base = nf + 2
+		if (budget < base) {
+			for (i = 0; i < budget; i++) print int(i * (nf + 1) / budget), 0
+			exit
+		}
+		for (i = 0; i <= nf; i++) print i, 0
+		print nf, "all"
+		left = budget - base
+		nw = 0
+		for (i = 0; i <= nf; i++) if (u[i] > 0) w[nw++] = i
+		for (seed = 1; left > 0 && nw > 0; seed++)
+			for (j = 0; j < nw && left > 0; j++) {
+				# an interval of U units has at most 2^U subsets
+				if (u[w[j]] < 20 && seed >= 2 ^ u[w[j]]) continue
+				print w[j], seed; left--
+			}
+	}' "$C/info"
+}
+
+# check_state K SEED: build and check one crash state; its violations in
+# $W/viol (empty if none), its file-system verdict in FS_VERDICT.
+check_state() {
+	local k=$1 seed=$2 dev rc=0 desc
+	local v=$W/viol
+	: >"$v"
+	FS_VERDICT=clean
+	desc=$("$CRASHIMG" build "$C/log" "$C/base.img" "$W/st.img" "$k" "$seed") ||
+		hard_error "crashimg build $k $seed failed"
+	STATE_DESC=$desc
+	attach "$W/st.img"
+	dev=$DEV
+	if ! fs_mount "$dev" "$W/m" 2>"$W/mount.err"; then
+		FS_VERDICT=unmountable
+		echo "FS: does not mount: $(head -c 200 "$W/mount.err" | tr '\n' ' ')" >>"$v"
+		detach "$dev"
+		return
+	fi
+	local r=$W/m/root
+	# I2: nothing next to the root.
+	find "$W/m" -mindepth 1 -maxdepth 1 ! -name root ! -name lost+found ! -name bystander \
+		-printf 'I2: outside the root: %P\n' >>"$v"
+	# I3: the database parses.
+	statuses "$r" >"$W/cur.status" 2>"$W/cur.err" || rc=$?
+	if [ "$rc" -ne 0 ] || [ -s "$W/cur.err" ]; then
+		echo "I3: dpkg-query -W exit $rc: $(head -c 200 "$W/cur.err" | tr '\n' ' ')" >>"$v"
+	fi
+	rc=0
+	dpkg --root="$r" --audit >/dev/null 2>"$W/audit.err" || rc=$?
+	if grep -qi 'error' "$W/audit.err"; then
+		echo "I3: dpkg --audit exit $rc: $(head -c 200 "$W/audit.err" | tr '\n' ' ')" >>"$v"
+	fi
+	fingerprint "$r" >"$W/cur.fp"
+	awk "$CHECKER" "$C/paths" "$C/versions" "$C/old.fp" "$C/new.fp" \
+		"$W/cur.fp" "$W/cur.status" "$C/old.status" >>"$v"
+	umount "$W/m"
+	# Damage the journal recovery did not mend.
+	if ! fs_check "$dev"; then
+		FS_VERDICT=damaged
+		echo "FS: $FS check reports damage: $(grep -v '^$' "$W/fsck.out" | tail -n 3 | tr '\n' ' ')" >>"$v"
+	fi
+	# I6: the same install again converges, and a second one is a no-op.
+	if ! fs_mount "$dev" "$W/m" 2>"$W/mount.err"; then
+		echo "FS: does not mount a second time" >>"$v"
+		detach "$dev"
+		return
+	fi
+	# shellcheck disable=SC2046
+	run_logged "$W/rerun" run_installer "$ROW" "$r" $(scenario_debs "$SCEN")
+	if [ "$RUN_RC" -ne 0 ]; then
+		echo "I6: the re-run exits $RUN_RC: $(grep -v '^ ' "$W/rerun.err" | tail -n 3 | tr '\n' ' ')" >>"$v"
+	fi
+	fingerprint "$r" >"$W/conv.fp"
+	if ! cmp -s "$C/new.fp" "$W/conv.fp"; then
+		tree_manifest "$r" >"$W/conv.tree"
+		db_manifest "$r" >"$W/conv.db" 2>/dev/null
+		if ! diff -u "$C/new.tree" "$W/conv.tree" >"$W/conv.diff"; then
+			echo "I6: after a re-run the tree differs from the crash-free run's:$(converge_tag)" >>"$v"
+			sed -n '3,10s/^/      /p' "$W/conv.diff" >>"$v"
+		fi
+		if ! diff -u "$C/new.db" "$W/conv.db" >"$W/conv.diff"; then
+			echo "I6: after a re-run the database differs from the crash-free run's:" >>"$v"
+			sed -n '3,10s/^/      /p' "$W/conv.diff" >>"$v"
+		fi
+	fi
+	# shellcheck disable=SC2046
+	run_logged "$W/rerun2" run_installer "$ROW" "$r" $(scenario_debs "$SCEN")
+	fingerprint "$r" >"$W/conv2.fp"
+	if [ "$RUN_RC" -ne 0 ] || ! cmp -s "$W/conv.fp" "$W/conv2.fp"; then
+		echo "I6: a second re-run (exit $RUN_RC) changed: $(diff "$W/conv.fp" "$W/conv2.fp" | sed -n '/^[<>]/p' | head -n 3 | tr '\n' ' ')" >>"$v"
+	fi
+	umount "$W/m"
+	detach "$dev"
+}
+
+# converge_tag: " [known bug: obsolete-left]" when the only difference of
+# the re-run's tree (conv.diff) is files of the old version left over,
+# " [known bug: dir-mode]" when it is directories of mode 0000.
+converge_tag() {
+	awk -v old="$C/old.fp" '
+	BEGIN { while ((getline l <old) > 0) { split(l, f, " "); O[f[1]] = 1 } }
+	NR <= 2 || !/^[-+]/ { next }
+	{ p = substr($1, 2); if (/^\+/) plus[p] = $0; else minus[p] = 1 }
+	END {
+		for (p in plus) {
+			if (plus[p] ~ / d 0000 /) d++
+			else if (!(p in minus) && (p in O)) o++
+			else other++
+		}
+		for (p in minus) if (!(p in plus)) other++
+		if (other || d + o == 0) exit
+		if (d && !o) print " [known bug: dir-mode]"
+		else if (o && !d) print " [known bug: obsolete-left]"
+	}' "$W/conv.diff"
+}
+
+# classify: the tag of the violations in $W/viol: "known TAG" when every
+# invariant violation carries the same known-bug tag, else "new".
+classify() {
+	awk -v known="$KNOWN_BUGS" '
+	/^ / { next }
+	{
+		if (match($0, /\[known bug: [a-z-]+\]/)) {
+			t = substr($0, RSTART + 12, RLENGTH - 13)
+			if (index(known, " " t " ")) { tags[t] = 1; next }
+		}
+		nk++
+	}
+	END {
+		n = 0; for (t in tags) { n++; tag = t }
+		if (nk || n != 1) print "new"; else print "known", tag
+	}' "$W/viol"
+}
+
+# run_cell FS SCEN ROW BUDGET
+run_cell() {
+	FS=$1 SCEN=$2 ROW=$3
+	local budget=$4 states=0 bad=0 fsbad=0 known=0 shown=0 k seed line t0 inv
+	local -A per=()
+	C=$W/cell
+	t0=$(date +%s)
+	section "$FS / $SCEN / $ROW"
+	record_cell
+	local nf writes
+	nf=$(awk 'NR == 1 { print $2 }' "$C/info")
+	writes=$(awk 'NR > 1 { n += $4 } END { print n + 0 }' "$C/info")
+	note "recorded: $nf flushes, $writes units of 4 KiB written; checking up to $budget states"
+	if [ -n "$ONLY" ]; then
+		tr ',' '\n' <<<"$ONLY" | tr ':' ' ' >"$C/states"
+	else
+		pick_states "$budget" >"$C/states"
+	fi
+	while read -r k seed; do
+		check_state "$k" "$seed"
+		states=$((states + 1))
+		if [ -n "${CRASH_KEEP_STATE:-}" ]; then
+			mkdir -p "$CRASH_KEEP_STATE"
+			cp --sparse=always "$W/st.img" "$CRASH_KEEP_STATE/state-$FS-$k-$seed.img"
+			cp --sparse=always "$C/base.img" "$C/log" "$CRASH_KEEP_STATE/"
+		fi
+		if [ "$FS_VERDICT" != clean ]; then
+			fsbad=$((fsbad + 1))
+		fi
+		if [ -s "$W/viol" ]; then
+			read -r t tag < <(classify)
+			if [ "$t" = known ] && [ "$FS_VERDICT" = clean ]; then
+				known=$((known + 1))
+				KNOWN_SEEN[$tag]=$((${KNOWN_SEEN[$tag]:-0} + 1))
+			else
+				bad=$((bad + 1))
+			fi
+			for inv in $(grep -o '^I[0-9]\|^FS' "$W/viol" | sort -u); do
+				per[$inv]=$((${per[$inv]:-0} + 1))
+			done
+			if [ "$shown" -lt "$MAXSHOW" ]; then
+				shown=$((shown + 1))
+				note "state K=$k SEED=$seed (flush $k of $nf; units/taken: $(cut -d' ' -f3,4 <<<"$STATE_DESC")), file system $FS_VERDICT:"
+				sed 's/^/    /' "$W/viol" | head -n 30
+				echo "    reproduce: CRASH_FS=$FS CRASH_SCENARIOS=$SCEN CRASH_ROWS=$ROW CRASH_ONLY=$k:$seed make check TESTS=tests/crash/powerloss.sh"
+			fi
+		fi
+		if [ $((states % 25)) -eq 0 ]; then
+			note "... $states states, $bad with violations, $known known, $fsbad file-system damage ($(($(date +%s) - t0)) s)"
+		fi
+	done <"$C/states"
+	rm -f "$W/st.img"
+	local by=""
+	for inv in I1 I2 I3 I4 I5 I6 I7 FS; do
+		[ -z "${per[$inv]:-}" ] || by+=" $inv=${per[$inv]}"
+	done
+	line="$FS $SCEN $ROW flushes=$nf states=$states violations=$bad known=$known fsdamage=$fsbad by:${by:- none} seconds=$(($(date +%s) - t0))"
+	note "RESULT $line"
+	[ -z "${CRASH_RESULTS:-}" ] || echo "$line" >>"$CRASH_RESULTS"
+	CELL_BAD=$bad CELL_KNOWN=$known CELL_FS=$fsbad
+}
+
+# --- the matrix -----------------------------------------------------------------
+declare -A ROW_BAD=()
+for FS in $FSES; do
+	for SCEN in $SCENARIOS; do
+		for ROW in $ROWS; do
+			budget=$STATES
+			if [[ $EXPECT_VIOLATIONS == *" $ROW "* ]]; then
+				budget=$SELFTEST_STATES
+			fi
+			run_cell "$FS" "$SCEN" "$ROW" "$budget"
+			ROW_BAD[$ROW]=$((${ROW_BAD[$ROW]:-0} + CELL_BAD))
+			if [ -z "$ONLY" ] && [[ $EXPECT_VIOLATIONS != *" $ROW "* ]] &&
+				[[ $ROW == unpkg:* ]] && [ "$CELL_BAD" -ne 0 ]; then
+				check_fail "$ROW on $FS/$SCEN: $CELL_BAD crash states violate the contract"
+			fi
+		done
+	done
+done
+# The self-test: an installer that is unsafe by design must be caught
+# (in at least one cell: a file system may hide a missing sync).
+for ROW in $ROWS; do
+	if [ -z "$ONLY" ] && [[ $EXPECT_VIOLATIONS == *" $ROW "* ]] &&
+		[ "${ROW_BAD[$ROW]}" -eq 0 ]; then
+		check_fail "self-test: no violation found for $ROW, unsafe by design: the harness is broken"
+	fi
+done
+for tag in $KNOWN_BUGS; do
+	if [ "${KNOWN_SEEN[$tag]:-0}" -gt 0 ]; then
+		note "KNOWN BUG $tag: ${KNOWN_SEEN[$tag]} states (doc/reliability.md)"
+	fi
+done
