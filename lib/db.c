@@ -363,12 +363,15 @@ static int entry_cmp(const struct entry *a, const struct entry *b)
 	return strcmp(a->pub.arch, b->pub.arch);
 }
 
-/* dpkg forgets a not-installed package unless a hold or an error flag
- * keeps it: such a stanza in updates/ is how a purge is recorded. */
+/* dpkg forgets a not-installed package unless a hold, an error flag or
+ * an install selection for an architecture keeps it (the stanza dpkg
+ * leaves for a new package that failed): such a stanza in updates/ is how
+ * a purge is recorded. */
 static int informative(const struct entry *e)
 {
 	return !(e->stat == ST_NOTINST && e->flag == FLAG_OK &&
-		 e->want != WANT_HOLD);
+		 e->want != WANT_HOLD &&
+		 !(e->want == WANT_INSTALL && e->pub.arch[0] != '\0'));
 }
 
 /* Index of the first entry named `name` (or where it would go). */

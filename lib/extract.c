@@ -492,6 +492,13 @@ static int check_owner(struct extract *x, const char *path,
 		if (unpkg_db_load_files(o->db, err) < 0)
 			return -1;
 		owner = unpkg_db_file_owner(o->db, path, o->pkgkey);
+		if (owner != NULL && o->take_over != NULL) {
+			int r = o->take_over(o->take_over_ctx, owner, path,
+					     err);
+
+			if (r != 0)
+				return r < 0 ? -1 : 0;
+		}
 		if (owner != NULL)
 			describe_pkg(o->db, owner, who, sizeof(who));
 	}

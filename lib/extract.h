@@ -59,6 +59,13 @@ struct unpkg_extract_opts {
 	/* Files of packages extracted earlier in the same run: path -> the
 	 * owner as messages name it, "name version" (may be NULL). */
 	const struct unpkg_strmap *run_files;
+	/* A file of the installed package `owner` (its key) that the package
+	 * ships too: take_over() returns 1 when the package may take it
+	 * (Replaces, --force-overwrite), 0 to refuse it as a conflict, -1 on
+	 * error.  May be NULL (always refused). */
+	int (*take_over)(void *ctx, const char *owner, const char *path,
+			 struct unpkg_err *err);
+	void *take_over_ctx;
 	/* Conffiles of the package ("/etc/foo.conf"): staged but not renamed
 	 * (they stay NAME.dpkg-new until configured). */
 	const struct unpkg_strmap *conffiles;

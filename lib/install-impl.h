@@ -77,6 +77,14 @@ struct pkg {
 	struct maint_script triggers;	/* the "triggers" member */
 	char *awaited;		/* Triggers-Awaited: the packages whose
 				 * triggers it activated, or NULL */
+	/* files it takes over from installed packages (Replaces): pairs of
+	 * the owner's key and the path, malloc'd */
+	char **taken;
+	size_t ntaken;
+	/* the stanzas of packages it replaced completely ("disappeared"),
+	 * to put back if the package fails */
+	char **gone;
+	size_t ngone;
 	char *old_status;	/* the old version's status word, or NULL */
 	char *old_arch;		/* its Architecture, or NULL */
 	int old_prerm;		/* it has a prerm */
@@ -114,6 +122,26 @@ struct run {
 	int sync_failed;	/* a sync failed: configure nothing more */
 };
 
+/* Everything that answers to one package name: the real packages of
+ * that name and every package that Provides it. */
+struct candidate {
+	const struct unpkg_db_pkg *pkg;
+	const char *version;	/* the Version, or the provided version
+				 * (NULL for an unversioned Provides) */
+	int provided;
+	struct candidate *next;
+};
+
+/* The candidate index of the database (r->candidates: name -> chain),
+ * rebuilt when a stanza changed. */
+int inst_build_candidates(struct run *r, struct unpkg_err *err);
+
+/* Conflicts and Breaks of `p` against the installed packages, both ways
+ * (conflicts.c): 1 none, 0 some (err says which, as dpkg words it; with
+ * --force-conflicts / --force-breaks a warning instead, and 1), -1
+ * error. */
+int inst_check_conflicts(struct run *r, struct pkg *p, struct unpkg_err *err);
+
 /* Report a failed package and release what it holds. */
 void inst_fail_pkg(struct run *r, struct pkg *p, const char *what,
 		   const struct unpkg_err *err);
@@ -127,6 +155,12 @@ int inst_put_stanza(struct run *r, struct pkg *p, const char *text,
 /* Set the package's stanza (the new version's) in memory. */
 int inst_put_state(struct run *r, struct pkg *p, const char *flag,
 		   const char *status, struct unpkg_err *err);
+
+/* The stanza dpkg leaves for a package new to the system that failed:
+ * its name, state, priority, section and architecture (and version unless
+ * not-installed), in memory. */
+int inst_put_stub(struct run *r, struct pkg *p, const char *flag,
+		  const char *status, struct unpkg_err *err);
 
 /* Put the stanza back as it was before the run, in memory. */
 void inst_restore_pkg(struct run *r, struct pkg *p);
@@ -147,6 +181,8 @@ int maint_prerm(struct run *r, struct unpkg_err *err);
 int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err);
 int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err);
 int maint_postinst(struct run *r, struct pkg *p, struct unpkg_err *err);
+int maint_disappear(struct run *r, const struct unpkg_db_pkg *q,
+		    const struct pkg *p, struct unpkg_err *err);
 void maint_tmp_clean(struct run *r);
 
 #endif

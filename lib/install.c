@@ -44,6 +44,8 @@ static void pkg_destroy(struct pkg *p)
 	free(p->old_status);
 	free(p->old_arch);
 	free(p->awaited);
+	unpkg_db_list_free(p->taken, p->ntaken);
+	unpkg_db_list_free(p->gone, p->ngone);
 	maint_free_scripts(p);
 	unpkg_db_list_free(p->old_files, p->nold_files);
 	unpkg_db_list_free(p->obsolete_info, p->nobsolete_info);
@@ -223,16 +225,6 @@ static int find_obsolete_conffiles(struct pkg *p, struct unpkg_err *err)
 	return 0;
 }
 
-/* Everything that answers to one package name: the real packages of
- * that name and every package that Provides it. */
-struct candidate {
-	const struct unpkg_db_pkg *pkg;
-	const char *version;	/* the Version, or the provided version
-				 * (NULL for an unversioned Provides) */
-	int provided;
-	struct candidate *next;
-};
-
 static void candidates_destroy(struct run *r)
 {
 	size_t i;
@@ -290,7 +282,7 @@ static int add_candidate(struct run *r, const char *name,
 }
 
 /* Index the database once per state of it; a put invalidates it. */
-static int build_candidates(struct run *r, struct unpkg_err *err)
+int inst_build_candidates(struct run *r, struct unpkg_err *err)
 {
 	size_t n = unpkg_db_count(r->db), i, j, k;
 
@@ -385,7 +377,7 @@ static int check_relations(struct run *r, const struct pkg *p,
 
 	if (value == NULL)
 		return 1;
-	if (build_candidates(r, err) < 0)
+	if (inst_build_candidates(r, err) < 0)
 		return -1;
 	unpkg_relations_init(&rels);
 	if (unpkg_relations_parse(&rels, field, value, err) < 0) {
@@ -631,6 +623,8 @@ static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 				 "Selecting previously unselected package %s.",
 				 p->key);
 	}
+	if (inst_check_conflicts(r, p, err) <= 0)
+		return -1;
 	unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
 			 "Preparing to unpack %s ...", p->debpath);
 	p->state = PKG_OPENED;
@@ -694,7 +688,7 @@ static int is_script(const char *member)
 }
 
 /* Write info/KEY.NAME.dpkg-new and stage it to become info/KEY.NAME. */
-static int stage_info(struct run *r, struct pkg *p, int dir, const char *member,
+static int stage_info(struct run *r, const char *key, int dir, const char *member,
 		      const void *data, size_t len, mode_t mode,
 		      struct unpkg_err *err)
 {
@@ -704,7 +698,7 @@ static int stage_info(struct run *r, struct pkg *p, int dir, const char *member,
 	int dfd, fd = -1, ret = -1;
 	unsigned int flags = 0;
 
-	if (asprintf(&name, "%s.%s", p->key, member) < 0) {
+	if (asprintf(&name, "%s.%s", key, member) < 0) {
 		name = NULL;
 		unpkg_err_nomem(err);
 		goto out;
@@ -807,12 +801,12 @@ static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 
 		if (strcmp(m->name, "control") == 0)
 			continue;
-		if (stage_info(r, p, dir, m->name, m->data, m->size,
+		if (stage_info(r, p->key, dir, m->name, m->data, m->size,
 			       m->mode & 0777, err) < 0)
 			goto out;
 	}
 	if (list_text(p, &list, err) < 0 ||
-	    stage_info(r, p, dir, "list", list.s, list.len, 0644, err) < 0)
+	    stage_info(r, p->key, dir, "list", list.s, list.len, 0644, err) < 0)
 		goto out;
 	if (unpkg_deb_member(p->deb, "md5sums") == NULL) {
 		for (i = 0; i < p->files.count; i++) {
@@ -824,7 +818,7 @@ static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 				goto out;
 		}
 		/* Even empty: dpkg --audit asks for a reinstall otherwise. */
-		if (stage_info(r, p, dir, "md5sums", sums.s, sums.len, 0644,
+		if (stage_info(r, p->key, dir, "md5sums", sums.s, sums.len, 0644,
 			       err) < 0)
 			goto out;
 	}
@@ -1343,9 +1337,249 @@ static int remove_obsolete_info(struct run *r, struct pkg *p,
 			return -1;
 	return 0;
 }
+/* The database entry of "name" or "name:arch", or NULL. */
+static const struct unpkg_db_pkg *find_key(const struct run *r,
+					   const char *key)
+{
+	const char *colon = strchr(key, ':');
+	char name[256];
+
+	if (colon == NULL)
+		return unpkg_db_find(r->db, key, NULL);
+	snprintf(name, sizeof(name), "%.*s", (int)(colon - key), key);
+	return unpkg_db_find(r->db, name, colon + 1);
+}
+
+struct take_ctx {
+	struct run *r;
+	struct pkg *p;
+};
+
+/* Does `p` replace installed package `owner` (by name, version
+ * satisfied)? */
+static int replaces(struct run *r, const struct pkg *p, const char *owner,
+		    struct unpkg_err *err)
+{
+	const char *value = unpkg_para_get(&p->control, "Replaces");
+	const struct unpkg_db_pkg *q = find_key(r, owner);
+	const char *have = q != NULL ? unpkg_para_get(&q->para, "Version")
+				     : NULL;
+	struct unpkg_relations rels;
+	size_t i, j;
+	int yes = 0;
+
+	if (value == NULL || q == NULL)
+		return 0;
+	unpkg_relations_init(&rels);
+	if (unpkg_relations_parse(&rels, "Replaces", value, err) < 0)
+		return -1;
+	for (i = 0; i < rels.count && !yes; i++)
+		for (j = 0; j < rels.rels[i].count && !yes; j++) {
+			const struct unpkg_relation_alt *a =
+				&rels.rels[i].alts[j];
+
+			yes = strcmp(a->name, q->name) == 0 &&
+			      (a->op == UNPKG_REL_ANY ||
+			       (have != NULL &&
+				unpkg_relop_satisfied(a->op, have,
+						      a->version)));
+		}
+	unpkg_relations_destroy(&rels);
+	return yes;
+}
+
+static const char *version_of(struct run *r, const char *key)
+{
+	const struct unpkg_db_pkg *q = find_key(r, key);
+	const char *v = q != NULL ? unpkg_para_get(&q->para, "Version") : NULL;
+
+	return v != NULL ? v : "";
+}
+
+/* The extractor found `path` in installed package `owner`: dpkg lets a
+ * package that Replaces the owner take it, and with --force-overwrite
+ * any package, with a warning; the owner's list loses it. */
+static int take_over(void *ctx, const char *owner, const char *path,
+		     struct unpkg_err *err)
+{
+	struct take_ctx *c = ctx;
+	struct pkg *p = c->p;
+	char **grown;
+	size_t i;
+	int r = replaces(c->r, p, owner, err);
+
+	if (r < 0)
+		return -1;
+	if (r == 0) {
+		if (!(c->r->o->force & UNPKG_FORCE_OVERWRITE))
+			return 0;
+		unpkg_event_emit(c->r->o->events, UNPKG_EV_WARNING, p->key,
+				 "overriding problem because --force "
+				 "enabled:");
+		unpkg_event_emit(c->r->o->events, UNPKG_EV_WARNING, p->key,
+				 "trying to overwrite '%s', which is also in "
+				 "package %s %s", path, owner,
+				 version_of(c->r, owner));
+	}
+	for (i = 0; i < p->ntaken && strcmp(p->taken[i], owner) != 0; i += 2)
+		;
+	if (i >= p->ntaken && r > 0)
+		unpkg_event_emit(c->r->o->events, UNPKG_EV_PROGRESS, p->key,
+				 "Replacing files in old package %s (%s) ...",
+				 owner, version_of(c->r, owner));
+	grown = realloc(p->taken, (p->ntaken + 2) * sizeof(*grown));
+	if (grown == NULL)
+		return unpkg_err_nomem(err);
+	p->taken = grown;
+	grown[p->ntaken] = strdup(owner);
+	grown[p->ntaken + 1] = strdup(path);
+	p->ntaken += 2;
+	if (grown[p->ntaken - 2] == NULL || grown[p->ntaken - 1] == NULL)
+		return unpkg_err_nomem(err);
+	return 1;
+}
+
+/* Installed package `owner` has nothing left but directories: as in dpkg
+ * it disappears (postrm disappear; its info/ files moved aside with the
+ * transaction; its entry dropped, to be put back if `p` fails). */
+static int disappear(struct run *r, struct pkg *p, const char *owner, int dir,
+		     struct unpkg_err *err)
+{
+	const struct unpkg_db_pkg *q = find_key(r, owner);
+	size_t klen = strlen(owner);
+	struct dirent *de;
+	char **grown, *text, *arch, **names = NULL;
+	size_t nnames = 0, i;
+	DIR *d = NULL;
+	int dfd, fd, ret = -1;
+
+	if (q == NULL)
+		return 0;
+	unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, owner,
+			 "(Noting disappearance of %s, which has been "
+			 "completely replaced.)", owner);
+	if (maint_disappear(r, q, p, err) < 0)
+		return -1;
+	q = find_key(r, owner);
+	text = q != NULL ? unpkg_para_format(&q->para) : NULL;
+	grown = realloc(p->gone, (p->ngone + 2) * sizeof(*grown));
+	if (q == NULL || text == NULL || grown == NULL) {
+		free(text);
+		if (grown != NULL)
+			p->gone = grown;
+		return unpkg_err_nomem(err);
+	}
+	p->gone = grown;
+	grown[p->ngone] = strdup(q->name);
+	grown[p->ngone + 1] = text;
+	p->ngone += 2;
+	if (grown[p->ngone - 2] == NULL)
+		return unpkg_err_nomem(err);
+	/* q goes with its entry: its name and arch are copied first */
+	arch = q->arch[0] != '\0' ? strdup(q->arch) : NULL;
+	if (q->arch[0] != '\0' && arch == NULL)
+		return unpkg_err_nomem(err);
+	ret = unpkg_db_put(r->db, p->gone[p->ngone - 2], arch, NULL, err);
+	free(arch);
+	if (ret < 0 ||
+	    unpkg_triggers_set_interests(r->trig, owner, NULL, 0, err) < 0)
+		return -1;
+	ret = -1;
+	r->candidates_valid = 0;
+	r->db_dirty = 1;
+	dfd = unpkg_commit_dirfd(r->commit, dir, err);
+	fd = dfd >= 0 ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+		      : -1;
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return dfd < 0 ? -1 : unpkg_err_sys(err, "cannot read info/");
+	}
+	/* the names first: moving them aside changes the directory */
+	while ((de = readdir(d)) != NULL) {
+		const char *member = de->d_name + klen + 1;
+		char **v;
+
+		if (strncmp(de->d_name, owner, klen) != 0 ||
+		    de->d_name[klen] != '.' || strchr(member, '.') != NULL)
+			continue;
+		v = realloc(names, (nnames + 1) * sizeof(*v));
+		if (v == NULL || (v[nnames] = strdup(de->d_name)) == NULL) {
+			if (v != NULL)
+				names = v;
+			unpkg_err_nomem(err);
+			goto out;
+		}
+		names = v;
+		nnames++;
+	}
+	for (i = 0; i < nnames; i++)
+		if (unpkg_commit_remove(r->commit, dir, names[i], 0, err) < 0)
+			goto out;
+	ret = 0;
+out:
+	closedir(d);
+	unpkg_db_list_free(names, nnames);
+	return ret;
+}
+
+/* The owners of the files `p` took over lose them from their lists, as
+ * in dpkg; the new lists are staged for the second finish. */
+static int stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	size_t i, j, k;
+	int dir = -1;
+
+	for (i = 0; i < p->ntaken; i += 2) {
+		const char *owner = p->taken[i];
+		struct text list = { 0 };
+		char **paths = NULL;
+		size_t n = 0;
+		int ret = 0, keeps = 0;
+
+		for (j = 0; j < i && strcmp(p->taken[j], owner) != 0; j += 2)
+			;
+		if (j < i)
+			continue;	/* this owner is done */
+		if (dir < 0)
+			dir = unpkg_commit_dir(r->commit, r->admroot, "info",
+					       err);
+		if (dir < 0 ||
+		    unpkg_db_read_list(r->db, owner, &paths, &n, err) < 0)
+			return -1;
+		for (k = 0; k < n && ret == 0; k++) {
+			struct stat st;
+			int gone = 0;
+
+			for (j = i; j < p->ntaken && !gone; j += 2)
+				gone = strcmp(p->taken[j], owner) == 0 &&
+				       strcmp(p->taken[j + 1], paths[k]) == 0;
+			if (gone)
+				continue;
+			ret = text_add(&list, err, "%s\n", paths[k]);
+			if (lstat_in_root(r, paths[k], &st) == 0 &&
+			    !S_ISDIR(st.st_mode))
+				keeps = 1;
+		}
+		if (ret == 0 && !keeps)
+			ret = disappear(r, p, owner, dir, err);
+		else if (ret == 0)
+			ret = stage_info(r, owner, dir, "list",
+					 list.s != NULL ? list.s : "", list.len,
+					 0644, err);
+		free(list.s);
+		unpkg_db_list_free(paths, n);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Stage everything of `p` in the run's transaction. */
 static int extract_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
+	struct take_ctx tc = { r, p };
 	struct unpkg_extract_opts xo = {
 		.root = r->root,
 		.commit = r->commit,
@@ -1355,6 +1589,8 @@ static int extract_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 		.conffiles = &p->confmap,
 		.stats = r->stats,
 		.events = r->o->events,
+		.take_over = take_over,
+		.take_over_ctx = &tc,
 	};
 	double t = unpkg_now();
 	size_t i;
@@ -1438,7 +1674,7 @@ static int remove_old(struct run *r, struct unpkg_err *err)
 			return -1;
 		if (ok == 0)
 			continue;	/* unwound and failed */
-		if (stage_scripts(r, p, err) < 0 ||
+		if (stage_scripts(r, p, err) < 0 || stage_taken(r, p, err) < 0 ||
 		    (p->old_stanza != NULL &&
 		     (remove_obsolete(r, p, err) < 0 ||
 		      remove_obsolete_info(r, p, err) < 0)))
@@ -1491,18 +1727,6 @@ static int add_awaited(struct pkg *p, const char *key, struct unpkg_err *err)
 	return 0;
 }
 
-/* The database entry of "name" or "name:arch", or NULL. */
-static const struct unpkg_db_pkg *find_key(const struct run *r,
-					   const char *key)
-{
-	const char *colon = strchr(key, ':');
-	char name[256];
-
-	if (colon == NULL)
-		return unpkg_db_find(r->db, key, NULL);
-	snprintf(name, sizeof(name), "%.*s", (int)(colon - key), key);
-	return unpkg_db_find(r->db, name, colon + 1);
-}
 
 struct activation {
 	struct run *r;
@@ -1921,6 +2145,26 @@ static void give_up(struct run *r, size_t from)
 	}
 }
 
+/* Put back the entries of the packages `p` made disappear. */
+static void restore_gone(struct run *r, struct pkg *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ngone; i += 2) {
+		struct unpkg_err err;
+
+		unpkg_err_init(&err);
+		r->candidates_valid = 0;
+		r->db_dirty = 1;
+		if (unpkg_db_put(r->db, p->gone[i], NULL, p->gone[i + 1],
+				 &err) < 0)
+			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING,
+					 p->gone[i], "cannot restore the "
+					 "database entry of %s: %s",
+					 p->gone[i], err.msg);
+	}
+}
+
 /* The commit of the extracted packages failed: undo it and fail them
  * all; after a failed sync, give up the rest of the run too. */
 static void group_failed(struct run *r, const struct unpkg_err *cause)
@@ -1934,6 +2178,7 @@ static void group_failed(struct run *r, const struct unpkg_err *cause)
 		if (p->state != PKG_EXTRACTED)
 			continue;
 		inst_restore_pkg(r, p);
+		restore_gone(r, p);
 		inst_fail_pkg(r, p, p->debpath, cause);
 	}
 	if (cause->code == UNPKG_ERR_SYNC) {

@@ -100,6 +100,19 @@ void maint_tmp_clean(struct run *r)
 	r->tmp_for = NULL;
 }
 
+static void script_ctx(const struct run *r, const char *name,
+		       const char *arch, struct unpkg_script_ctx *ctx)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->instdir = r->o->instdir;
+	ctx->admindir = r->o->admindir;
+	ctx->package = name;
+	ctx->arch = arch;
+	ctx->chrootless = (r->o->force & UNPKG_FORCE_SCRIPT_CHROOTLESS) != 0;
+	ctx->force = r->force_list;
+	ctx->events = r->o->events;
+}
+
 /* Run a script of `p`: `which` "new" (from tmp.ci), "old" or "installed"
  * (from info/).  Returns 1 on success (or no such script), 0 when it
  * failed (*why has dpkg's message), -1 when it could not be run. */
@@ -108,18 +121,11 @@ static int run(struct run *r, struct pkg *p, const char *which,
 	       size_t whysize, struct unpkg_err *err)
 {
 	struct unpkg_script_result res;
-	struct unpkg_script_ctx ctx = {
-		.instdir = r->o->instdir,
-		.admindir = r->o->admindir,
-		.package = p->name,
-		.arch = p->arch,
-		.chrootless = (r->o->force & UNPKG_FORCE_SCRIPT_CHROOTLESS) != 0,
-		.force = r->force_list,
-		.events = r->o->events,
-	};
+	struct unpkg_script_ctx ctx;
 	char path[NAME_MAX + 16], desc[512];
 	int n;
 
+	script_ctx(r, p->name, p->arch, &ctx);
 	why[0] = '\0';
 	if (strcmp(which, "new") == 0) {
 		if (!p->scripts[maint_index(name)].present)
@@ -194,10 +200,7 @@ out:
 	return ret;
 }
 
-/* The stanza dpkg leaves for a package new to the system whose preinst
- * failed: its name, state, priority, section and architecture (and
- * version when it stays half-installed). */
-static int stub_state(struct run *r, struct pkg *p, const char *flag,
+int inst_put_stub(struct run *r, struct pkg *p, const char *flag,
 		      const char *status, struct unpkg_err *err)
 {
 	const char *prio = unpkg_para_get(&p->control, "Priority");
@@ -360,9 +363,14 @@ int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err)
 	if (ok < 0)
 		return -1;
 	if (p->old_stanza == NULL) {
-		if (stub_state(r, p, ok ? "ok" : "reinstreq",
-			       ok ? "not-installed" : "half-installed",
-			       err) < 0)
+		/* forgotten (an error before the rename pass changes
+		 * nothing: dpkg keeps an "install ok not-installed"
+		 * selection), or left half-installed as dpkg leaves it */
+		if (ok)
+			return give_up_pkg(r, p, why, NULL, NULL, err) < 0
+				       ? -1 : 0;
+		if (inst_put_stub(r, p, "reinstreq", "half-installed",
+				  err) < 0)
 			return -1;
 		return give_up_pkg(r, p, why, "", "", err) < 0 ? -1 : 0;
 	}
@@ -438,6 +446,31 @@ int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err)
 		return -1;
 	return give_up_pkg(r, p, why, "ok", ok ? "installed" : "unpacked",
 			   err) < 0 ? -1 : 0;
+}
+
+/* An installed package all of whose files `p` took over disappears, as
+ * in dpkg: its postrm is called with "disappear P VERSION" (a failure
+ * only warns). */
+int maint_disappear(struct run *r, const struct unpkg_db_pkg *q,
+		    const struct pkg *p, struct unpkg_err *err)
+{
+	const char *argv[] = { "disappear", p->name, p->version, NULL };
+	struct unpkg_script_result res;
+	struct unpkg_script_ctx ctx;
+	char path[NAME_MAX + 16], desc[512], why[1024];
+
+	script_ctx(r, q->name, q->arch, &ctx);
+	if ((size_t)snprintf(path, sizeof(path), "info/%s.postrm", q->key) >=
+	    sizeof(path))
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "%s: package name too long", q->key);
+	unpkg_script_desc(desc, sizeof(desc), "installed", q->key, "postrm");
+	if (unpkg_script_run(&ctx, path, argv, desc, &res, err) < 0)
+		return -1;
+	if (unpkg_script_failure(&res, desc, why, sizeof(why)))
+		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, q->key, "%s",
+				 why);
+	return 0;
 }
 
 /* Step 6: postinst configure CONF, the state half-configured (made

@@ -515,8 +515,8 @@ START_TEST(t_updates_bad_names)
 END_TEST
 
 /* Verified with dpkg 1.21.22: a not-installed stanza survives a status
- * rewrite only with a hold selection or the reinstreq flag, whatever
- * other fields it has. */
+ * rewrite only with a hold selection, the reinstreq flag, or an install
+ * selection with an Architecture, whatever other fields it has. */
 START_TEST(t_not_installed_dropped)
 {
 	static const char in[] =
@@ -530,12 +530,20 @@ START_TEST(t_not_installed_dropped)
 		"Package: q91\nVersion: 1\nArchitecture: all\n\n"
 		"Package: r1\nStatus: install ok not-installed\n\n"
 		"Package: r2\nStatus: hold ok not-installed\n\n"
+		"Package: r3\nStatus: install ok not-installed\n"
+		"Architecture: all\n\n"
 		"Package: r4\nStatus: purge ok not-installed\nVersion: 2\n"
 		"Description: x\nMaintainer: y\n\n"
+		"Package: r5\nStatus: deinstall ok not-installed\n"
+		"Architecture: all\n\n"
+		"Package: r6\nStatus: purge ok not-installed\n"
+		"Architecture: all\n\n"
 		"Package: s3\nStatus: install ok config-files\nVersion: 2\n\n";
 	static const char want[] =
 		"Package: q9\nStatus: unknown reinstreq not-installed\n\n"
 		"Package: r2\nStatus: hold ok not-installed\n\n"
+		"Package: r3\nStatus: install ok not-installed\n"
+		"Architecture: all\n\n"
 		"Package: s3\nStatus: install ok config-files\nVersion: 2\n\n";
 	struct fixture fx;
 	struct unpkg_db *db;
@@ -547,7 +555,7 @@ START_TEST(t_not_installed_dropped)
 	db = open_ok(fx.admin, UNPKG_DB_READONLY);
 	out = serialise(db);
 	ck_assert_str_eq(out, want);
-	ck_assert_uint_eq(unpkg_db_count(db), 3);
+	ck_assert_uint_eq(unpkg_db_count(db), 4);
 	ck_assert_ptr_null(unpkg_db_find(db, "q3", NULL));
 	ck_assert_int_eq(unpkg_db_pkg_status(unpkg_db_find(db, "r2", NULL),
 					     &w, &f, &s),
@@ -562,7 +570,7 @@ START_TEST(t_not_installed_dropped)
 		 "Package: s3\nStatus: unknown ok not-installed\n");
 	db = open_ok(fx.admin, UNPKG_DB_READONLY);
 	ck_assert_ptr_null(unpkg_db_find(db, "s3", NULL));
-	ck_assert_uint_eq(unpkg_db_count(db), 2);
+	ck_assert_uint_eq(unpkg_db_count(db), 3);
 	unpkg_db_free(db);
 	fx_destroy(&fx);
 }

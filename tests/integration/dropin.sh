@@ -298,9 +298,9 @@ rc=0
 assert_status 0 "$rc" "bundled short options"
 # a force unpkg does not implement yet: accepted, with a warning
 rc=0
-"$UNPKG" --root="$r" --force-overwrite -i "$D/alpha1.deb" >/dev/null 2>"$D/ow.err" || rc=$?
-assert_status 0 "$rc" "--force-overwrite"
-assert_grep 'warning: --force-overwrite is not implemented' "$D/ow.err" "--force-overwrite warning"
+"$UNPKG" --root="$r" --force-overwrite-dir -i "$D/alpha1.deb" >/dev/null 2>"$D/ow.err" || rc=$?
+assert_status 0 "$rc" "--force-overwrite-dir"
+assert_grep 'warning: --force-overwrite-dir is not implemented' "$D/ow.err" "--force-overwrite-dir warning"
 # --force-help: dpkg's names, no more, no less
 "$UNPKG" --force-help >"$D/fh.u"
 dpkg --force-help >"$D/fh.d"

@@ -86,9 +86,9 @@ script_case 1.0 fail-postrm-1.0 fail-postrm-2.0 fail-postinst-1.0
 script_case 1.0 fail-postinst-2.0
 
 # A package new to the system whose preinst fails and whose postrm
-# abort-install works: dpkg keeps a "install ok not-installed" stanza (a
-# selection); unpkg's database drops it, as it drops every not-installed
-# entry without an error flag or a hold.  Only the status file differs.
+# abort-install works: dpkg keeps an "install ok not-installed" selection;
+# unpkg forgets the package (an error before the rename pass changes
+# nothing, DESIGN.md section 3).  Only the status file differs.
 section "from none, failing: fail-preinst-2.0 (status differs, see above)"
 a=$TESTDIR/case/unpkg
 shell_root "$a"
@@ -99,6 +99,7 @@ assert_status 1 "$rc" "unpkg -i sp 2.0 with a failing preinst"
 printf '%s\n' 'sp 2.0 preinst install' 'sp 2.0 postrm abort-install' >"$a.want"
 assert_same_file "$a.want" "$a/log" "scripts run"
 [ ! -e "$a/usr/share/sp" ] || check_fail "files of sp unpacked after its preinst failed"
+[ ! -s "$a/var/lib/dpkg/status" ] || check_fail "the failed new package is in the status file"
 
 # Two packages in one run: app depends on lib; the postinst of lib runs
 # first whatever the order on the command line, as with dpkg.
