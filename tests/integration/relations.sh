@@ -35,11 +35,12 @@ rel_pkg whole 1.0 'Replaces: base' usr/share/base/a usr/share/base/b
 
 # rel_case NAME "STARTING DEBS" ARGS...: twin roots holding the starting
 # packages, then the same run of both tools.
-rel_case() {
-	local name=$1 start=$2 dir deb
-	shift 2
+# rel_roots NAME "STARTING DEBS": the twin roots of case NAME, in
+# TESTDIR/case-NAME/{unpkg,dpkg}, each tool installing the starting
+# packages in its own.
+rel_roots() {
+	local name=$1 start=$2 dir=$TESTDIR/case-$1 deb
 	section "$name"
-	dir=$TESTDIR/case-$name
 	mkroot "$dir/unpkg"
 	mkroot "$dir/dpkg"
 	for deb in $start; do
@@ -48,6 +49,12 @@ rel_case() {
 		dpkg_in "$dir/dpkg" -i "$TESTDIR/$deb.deb" >/dev/null 2>&1 ||
 			hard_error "$name: dpkg -i $deb (setup) failed"
 	done
+}
+
+rel_case() {
+	local name=$1 dir=$TESTDIR/case-$1
+	rel_roots "$1" "$2"
+	shift 2
 	compare_roots_with_dpkg "$dir/unpkg" "$dir/dpkg" "$@"
 }
 
@@ -57,18 +64,9 @@ rel_case() {
 # pass leaves the database as it was, DESIGN.md section 3): that stanza is
 # taken out of dpkg's status file before the roots are compared.
 rel_fail() {
-	local name=$1 start=$2 pkg=$3 dir deb urc=0 drc=0
+	local name=$1 pkg=$3 dir=$TESTDIR/case-$1 urc=0 drc=0
+	rel_roots "$1" "$2"
 	shift 3
-	section "$name"
-	dir=$TESTDIR/case-$name
-	mkroot "$dir/unpkg"
-	mkroot "$dir/dpkg"
-	for deb in $start; do
-		unpkg_in "$dir/unpkg" -i "$TESTDIR/$deb.deb" >/dev/null 2>&1 ||
-			check_fail "$name: unpkg -i $deb (setup) failed"
-		dpkg_in "$dir/dpkg" -i "$TESTDIR/$deb.deb" >/dev/null 2>&1 ||
-			hard_error "$name: dpkg -i $deb (setup) failed"
-	done
 	unpkg_in "$dir/unpkg" "$@" >"$dir/unpkg.out" 2>&1 || urc=$?
 	dpkg_in "$dir/dpkg" "$@" >"$dir/dpkg.out" 2>&1 || drc=$?
 	show_file "$dir/unpkg.out" "unpkg output"
