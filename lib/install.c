@@ -1868,26 +1868,60 @@ static int commit_group(struct run *r, struct unpkg_err *err)
 }
 /* --- configure ------------------------------------------------------------ */
 
-/* Rename each conffile NAME.dpkg-new into place.  A file already there
- * that is neither the version the database recorded nor the new one was
- * changed by the administrator: it is kept and the package's version goes
- * to NAME.dpkg-dist, as dpkg does without a terminal to ask. */
+/* What becomes of a conffile at configuration, dpkg's rules.  `have`
+ * is the hash of the file on disk (NULL: missing), `recorded` the one the
+ * database holds for the installed version ("" for none, or a conffile
+ * new to the package), `shipped` the new version's. */
+enum conffile_action {
+	CONF_INSTALL,		/* the package's version takes the name */
+	CONF_DROP,		/* the local file stays as it is */
+	CONF_KEEP_DIST,		/* local kept, package's as NAME.dpkg-dist */
+	CONF_NEW_OLD,		/* package's installed, local as NAME.dpkg-old */
+	CONF_MISSING,		/* removed by the administrator: stays gone */
+};
+
+static enum conffile_action conffile_action(const char *have,
+					    const char *recorded,
+					    const char *shipped,
+					    unsigned int force)
+{
+	int known = recorded[0] != '\0' && strcmp(recorded, "newconffile") != 0;
+
+	if (have == NULL)
+		return known && !(force & UNPKG_FORCE_CONFMISS) ? CONF_MISSING
+								 : CONF_INSTALL;
+	if (strcmp(have, shipped) == 0 || !known || strcmp(have, recorded) == 0)
+		return known || strcmp(have, shipped) == 0 ? CONF_INSTALL
+							    : CONF_KEEP_DIST;
+	if (strcmp(recorded, shipped) == 0)
+		return CONF_DROP;	/* the distributor changed nothing */
+	if ((force & UNPKG_FORCE_CONFNEW) && !(force & UNPKG_FORCE_CONFOLD))
+		return CONF_NEW_OLD;
+	return CONF_KEEP_DIST;
+}
+
+/* Rename each conffile NAME.dpkg-new into place, or keep the local file,
+ * as conffile_action() says; what is not installed goes aside with the
+ * transaction.  Never asks: without a terminal dpkg keeps a file both the
+ * administrator and the package changed (--force-confnew installs the
+ * package's). */
 static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
 	size_t i;
 
 	for (i = 0; i < p->nconffiles; i++) {
-		const char *path = p->conffiles[i].path + 1;
+		const char *name = p->conffiles[i].path;
+		const char *path = name + 1;
 		const char *slash = strrchr(path, '/');
 		const char *base = slash != NULL ? slash + 1 : path;
 		char *parent = strndup(path, slash != NULL ? (size_t)(slash - path) : 0);
 		uintptr_t idx = (uintptr_t)unpkg_strmap_get(&p->files.index,
-							    p->conffiles[i].path);
-		const char *newhash = idx != 0 ? p->files.files[idx - 1].md5 : "";
-		char *tmp = NULL, *dist = NULL;
+							    name);
+		const char *shipped = idx != 0 ? p->files.files[idx - 1].md5 : "";
+		char *tmp = NULL, *dist = NULL, *old = NULL;
 		char have[33], recorded[33];
 		struct stat st;
-		int dir, dfd, ret = -1;
+		int dir, dfd, exists, ret = -1;
 
 		if (parent == NULL)
 			return unpkg_err_nomem(err);
@@ -1904,46 +1938,77 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 		if (dfd < 0)
 			goto next;
 		if (asprintf(&tmp, "%s.dpkg-new", base) < 0 ||
-		    asprintf(&dist, "%s.dpkg-dist", base) < 0) {
+		    asprintf(&dist, "%s.dpkg-dist", base) < 0 ||
+		    asprintf(&old, "%s.dpkg-old", base) < 0) {
 			unpkg_err_nomem(err);
 			goto next;
 		}
-		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno != ENOENT)
-				unpkg_err_sys(err, "cannot stat %s",
-					      p->conffiles[i].path);
-			else
-				ret = unpkg_commit_stage(r->commit, dir, tmp,
-							 base, -1,
-							 UNPKG_STAGE_KEEP, err);
+		exists = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		if (!exists && errno != ENOENT) {
+			unpkg_err_sys(err, "cannot stat %s", name);
 			goto next;
 		}
-		if (file_md5(dfd, base, have, err) < 0)
+		if (exists && file_md5(dfd, base, have, err) < 0)
 			goto next;
-		recorded_hash(p, p->conffiles[i].path, recorded);
-		if (strcmp(have, newhash) == 0 || strcmp(have, recorded) == 0) {
+		recorded_hash(p, name, recorded);
+		switch (conffile_action(exists ? have : NULL, recorded, shipped,
+					r->o->force)) {
+		case CONF_INSTALL:
+			if (!exists && (r->o->force & UNPKG_FORCE_CONFMISS) &&
+			    recorded[0] != '\0')
+				unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE,
+						 p->key, "Configuration file "
+						 "'%s', does not exist on "
+						 "system.\nInstalling new "
+						 "config file as you "
+						 "requested.", name);
+			ret = unpkg_commit_stage(r->commit, dir, tmp, base, -1,
+						 UNPKG_STAGE_KEEP |
+						 (exists ? UNPKG_STAGE_BACKUP
+							 : 0), err);
+			break;
+		case CONF_MISSING:
+		case CONF_DROP:
+			ret = unpkg_commit_remove(r->commit, dir, tmp, 0, err);
+			break;
+		case CONF_NEW_OLD:
+			unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
+					 "Installing new version of config "
+					 "file %s ...", name);
+			unpkg_event_conffile(r->o->events, p->key, name,
+					     "install");
+			if ((unlinkat(dfd, old, 0) < 0 && errno != ENOENT) ||
+			    linkat(dfd, base, dfd, old, 0) < 0) {
+				unpkg_err_sys(err, "cannot keep %s as %s.dpkg-old",
+					      name, name);
+				break;
+			}
 			ret = unpkg_commit_stage(r->commit, dir, tmp, base, -1,
 						 UNPKG_STAGE_KEEP |
 						 UNPKG_STAGE_BACKUP, err);
-			goto next;
+			break;
+		case CONF_KEEP_DIST:
+			unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
+					 "Configuration file '%s' was modified "
+					 "and is kept; the package's version "
+					 "is installed as '%s.dpkg-dist'", name,
+					 name);
+			unpkg_event_conffile(r->o->events, p->key, name,
+					     "keep");
+			ret = unpkg_commit_stage(r->commit, dir, tmp, dist, -1,
+						 UNPKG_STAGE_KEEP |
+						 (fstatat(dfd, dist, &st,
+							  AT_SYMLINK_NOFOLLOW) == 0
+							  ? UNPKG_STAGE_BACKUP
+							  : 0),
+						 err);
+			break;
 		}
-		unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
-				 "Configuration file '%s' was modified and is "
-				 "kept; the package's version is installed as "
-				 "'%s.dpkg-dist'", p->conffiles[i].path,
-				 p->conffiles[i].path);
-		unpkg_event_conffile(r->o->events, p->key,
-				     p->conffiles[i].path, "keep");
-		ret = unpkg_commit_stage(r->commit, dir, tmp, dist, -1,
-					 UNPKG_STAGE_KEEP |
-					 (fstatat(dfd, dist, &st,
-						  AT_SYMLINK_NOFOLLOW) == 0
-						  ? UNPKG_STAGE_BACKUP : 0),
-					 err);
 next:
 		free(parent);
 		free(tmp);
 		free(dist);
+		free(old);
 		if (ret < 0)
 			return -1;
 	}

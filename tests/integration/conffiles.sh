@@ -1,0 +1,83 @@
+#!/bin/bash
+# conffiles.sh - dpkg's conffile rules at configuration, compared with
+# dpkg: a conffile the administrator deleted stays deleted (but with
+# --force-confmiss), one the administrator changed stays when the package
+# did not change it, one both changed is kept with the package's as
+# .dpkg-dist (--force-confold) or replaced with the local one as .dpkg-old
+# (--force-confnew), an unmodified one is replaced.  Where both changed
+# (or the administrator deleted one the package changed) and no option
+# says what to do, dpkg asks (and fails without a terminal); unpkg never
+# asks: it keeps the local state, dpkg's default answer.
+TEST_NAME=conffiles
+. "${TESTLIB:?}"
+
+# cf_pkg VERSION CONTENT: package cf with conffile /etc/cf.conf.
+cf_pkg() {
+	local dir=$TESTDIR/src/$1
+	new_pkg "$dir" cf "$1"
+	mkdir -p "$dir/etc"
+	echo "$2" >"$dir/etc/cf.conf"
+	echo /etc/cf.conf >"$dir/DEBIAN/conffiles"
+	build_deb "$TESTDIR/cf_$1.deb" "$dir"
+}
+cf_pkg 1.0 'setting = 1'
+cf_pkg 1.1 'setting = 1'
+cf_pkg 2.0 'setting = 2'
+
+# cf_case NAME CHANGE ARGS...: cf 1.0 in twin roots, CHANGE (a command
+# with ROOT for the root) applied to both, then the same run of each tool.
+cf_case() {
+	local name=$1 change=$2 dir=$TESTDIR/case-$1 r
+	shift 2
+	section "$name"
+	for r in unpkg dpkg; do
+		mkroot "$dir/$r"
+	done
+	unpkg_in "$dir/unpkg" -i "$TESTDIR/cf_1.0.deb" >/dev/null 2>&1 ||
+		check_fail "$name: unpkg -i cf 1.0 failed"
+	dpkg_in "$dir/dpkg" -i "$TESTDIR/cf_1.0.deb" >/dev/null 2>&1 ||
+		hard_error "$name: dpkg -i cf 1.0 failed"
+	for r in unpkg dpkg; do
+		ROOT=$dir/$r eval "$change"
+	done
+	compare_roots_with_dpkg "$dir/unpkg" "$dir/dpkg" "$@"
+}
+
+cf_case deleted 'rm "$ROOT/etc/cf.conf"' -i "$TESTDIR/cf_1.1.deb"
+[ ! -e "$TESTDIR/case-deleted/unpkg/etc/cf.conf" ] ||
+	check_fail "deleted: the conffile came back"
+cf_case deleted-confmiss 'rm "$ROOT/etc/cf.conf"' --force-confmiss \
+	-i "$TESTDIR/cf_2.0.deb"
+cf_case modified-same 'echo local >>"$ROOT/etc/cf.conf"' -i "$TESTDIR/cf_1.1.deb"
+[ ! -e "$TESTDIR/case-modified-same/unpkg/etc/cf.conf.dpkg-dist" ] ||
+	check_fail "modified-same: a .dpkg-dist for an unchanged conffile"
+cf_case modified-confold 'echo local >>"$ROOT/etc/cf.conf"' --force-confold \
+	-i "$TESTDIR/cf_2.0.deb"
+cf_case modified-confnew 'echo local >>"$ROOT/etc/cf.conf"' --force-confnew \
+	-i "$TESTDIR/cf_2.0.deb"
+grep -q local "$TESTDIR/case-modified-confnew/unpkg/etc/cf.conf.dpkg-old" ||
+	check_fail "modified-confnew: the local version is not cf.conf.dpkg-old"
+cf_case unmodified true -i "$TESTDIR/cf_2.0.deb"
+
+section "both changed, no option: unpkg keeps the local file"
+r=$TESTDIR/case-noask
+mkroot "$r"
+unpkg_in "$r" -i "$TESTDIR/cf_1.0.deb" >/dev/null 2>&1 || check_fail "noask: cf 1.0"
+echo local >>"$r/etc/cf.conf"
+rc=0
+unpkg_in "$r" -i "$TESTDIR/cf_2.0.deb" >"$r.out" 2>&1 </dev/null || rc=$?
+assert_status 0 "$rc" "noask: unpkg -i cf 2.0"
+grep -q local "$r/etc/cf.conf" || check_fail "noask: the local conffile was replaced"
+assert_grep '^setting = 2$' "$r/etc/cf.conf.dpkg-dist" "noask: the package's version"
+assert_grep 'cf.conf.dpkg-dist' "$r.out" "noask: the notice"
+
+section "deleted by the administrator, changed by the package: stays deleted"
+r=$TESTDIR/case-noask-deleted
+mkroot "$r"
+unpkg_in "$r" -i "$TESTDIR/cf_1.0.deb" >/dev/null 2>&1 || check_fail "noask-deleted: cf 1.0"
+rm "$r/etc/cf.conf"
+rc=0
+unpkg_in "$r" -i "$TESTDIR/cf_2.0.deb" >"$r.out" 2>&1 </dev/null || rc=$?
+assert_status 0 "$rc" "noask-deleted: unpkg -i cf 2.0"
+[ ! -e "$r/etc/cf.conf" ] || check_fail "noask-deleted: the conffile came back"
+assert_no_debris "$r"
