@@ -53,7 +53,7 @@ static const struct unpkg_force_info table[] = {
 	  "install conffiles the administrator deleted" },
 	{ "confask", UNPKG_FORCE_CONFASK, 0, 1, S,
 	  "ask about conffiles even when the package did not change them" },
-	{ "architecture", UNPKG_FORCE_ARCHITECTURE, 0, 1, M,
+	{ "architecture", UNPKG_FORCE_ARCHITECTURE, 0, 1, H,
 	  "accept a package of a wrong or no architecture" },
 	{ "breaks", UNPKG_FORCE_BREAKS, 0, 1, H,
 	  "install even if that breaks another package" },

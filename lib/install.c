@@ -473,6 +473,40 @@ out:
 	return ret;
 }
 
+/* dpkg installs packages of its native architecture, "all", and the
+ * foreign architectures the database lists (ADMINDIR/arch, written by
+ * dpkg --add-architecture); another one only with --force-architecture. */
+static int check_arch(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	char buf[4096];
+	const char *s;
+	ssize_t n = 0;
+	int fd;
+
+	if (strcmp(p->arch, "all") == 0 ||
+	    strcmp(p->arch, UNPKG_NATIVE_ARCH) == 0)
+		return 0;
+	fd = openat(unpkg_db_dirfd(r->db), "arch", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	for (s = strstr(buf, p->arch); s != NULL; s = strstr(s + 1, p->arch))
+		if ((s == buf || s[-1] == '\n') &&
+		    (s[strlen(p->arch)] == '\n' || s[strlen(p->arch)] == '\0'))
+			return 0;
+	if (r->o->force & UNPKG_FORCE_ARCHITECTURE) {
+		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
+				 "package architecture (%s) does not match "
+				 "system (%s)", p->arch, UNPKG_NATIVE_ARCH);
+		return 0;
+	}
+	return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+			     "package architecture (%s) does not match system "
+			     "(%s)", p->arch, UNPKG_NATIVE_ARCH);
+}
+
 /* What the maintainer-script steps need to know of the installed
  * version: its status word, its architecture, whether it has a prerm. */
 static int old_script_facts(struct run *r, struct pkg *p,
@@ -551,6 +585,8 @@ static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 		p->label = NULL;
 		return unpkg_err_nomem(err);
 	}
+	if (check_arch(r, p, err) < 0)
+		return -1;
 	for (i = 0; i < r->npkgs && &r->pkgs[i] != p; i++)
 		if (r->pkgs[i].state != PKG_FAILED &&
 		    strcmp(r->pkgs[i].key, p->key) == 0)

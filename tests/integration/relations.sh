@@ -97,3 +97,29 @@ rel_case replaces base_1.0 -i "$TESTDIR/repl_1.0.deb"
 rel_fail overwrite-refused base_1.0 norepl -i "$TESTDIR/norepl_1.0.deb"
 rel_case overwrite-forced base_1.0 --force-overwrite -i "$TESTDIR/norepl_1.0.deb"
 rel_case disappears base_1.0 -i "$TESTDIR/whole_1.0.deb"
+
+# The architecture: a foreign one is refused unless the database lists
+# it (dpkg --add-architecture) or --force-architecture.
+native=$(dpkg --print-architecture)
+foreign=arm64
+[ "$native" != arm64 ] || foreign=amd64
+dir=$TESTDIR/src/alien
+new_pkg "$dir" alien 1.0 "$foreign"
+build_deb "$TESTDIR/alien_1.0.deb" "$dir"
+section "foreign architecture"
+r=$TESTDIR/case-foreign
+mkroot "$r"
+rc=0
+unpkg_in "$r" -i "$TESTDIR/alien_1.0.deb" >"$r.out" 2>&1 || rc=$?
+assert_status 1 "$rc" "foreign architecture refused"
+assert_grep "package architecture \\($foreign\\) does not match system \\($native\\)" \
+	"$r.out" "foreign architecture: dpkg's words"
+rel_case foreign-forced '' --force-architecture -i "$TESTDIR/alien_1.0.deb"
+rel_roots foreign-listed ''
+for r in unpkg dpkg; do
+	dpkg --root="$TESTDIR/case-foreign-listed/$r" --add-architecture "$foreign"
+done
+compare_roots_with_dpkg "$TESTDIR/case-foreign-listed/unpkg" \
+	"$TESTDIR/case-foreign-listed/dpkg" -i "$TESTDIR/alien_1.0.deb"
+[ "$CMP_UNPKG_RC" = 0 ] || check_fail "foreign-listed: unpkg refused an added architecture"
+
