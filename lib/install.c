@@ -587,13 +587,21 @@ static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	}
 	if (check_arch(r, p, err) < 0)
 		return -1;
-	for (i = 0; i < r->npkgs && &r->pkgs[i] != p; i++)
-		if (r->pkgs[i].state != PKG_FAILED &&
-		    strcmp(r->pkgs[i].key, p->key) == 0)
-			return unpkg_err_set(err, UNPKG_ERR_CONFLICT,
-					     "package %s is already being "
-					     "installed from %s", p->key,
-					     r->pkgs[i].debpath);
+	/* Given twice, as dpkg would unpack one over the other: the later
+	 * one is the one installed (dpkg also runs the scripts of both). */
+	for (i = 0; i < r->npkgs && &r->pkgs[i] != p; i++) {
+		struct pkg *q = &r->pkgs[i];
+
+		if (q->state == PKG_FAILED || strcmp(q->key, p->key) != 0)
+			continue;
+		unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, q->key,
+				 "%s: package %s is given again later (%s): "
+				 "that one is installed", q->debpath, q->key,
+				 p->debpath);
+		q->state = PKG_FAILED;	/* superseded, not a failure */
+		unpkg_deb_free(q->deb);
+		q->deb = NULL;
+	}
 	if (maint_save_scripts(p, err) < 0)
 		return -1;
 	m = unpkg_deb_member(p->deb, "conffiles");

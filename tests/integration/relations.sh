@@ -1,9 +1,11 @@
 #!/bin/bash
-# relations.sh - Conflicts, Breaks and Replaces as dpkg applies them when
-# it installs a package: each case prepares twin roots (unpkg installs the
-# starting packages in one, dpkg in the other), installs the package under
-# test with each tool and compares exit statuses, trees, databases and
-# dpkg's view of both (compare_roots_with_dpkg).
+# relations.sh - what dpkg checks about a package before it unpacks it:
+# Conflicts and Breaks, Replaces (files moving between packages), the
+# architecture, and one package given twice.  Each case prepares twin
+# roots (unpkg installs the starting packages in one, dpkg in the other),
+# installs the package under test with each tool and compares exit
+# statuses, trees, databases and dpkg's view of both
+# (compare_roots_with_dpkg).
 TEST_NAME=relations
 . "${TESTLIB:?}"
 
@@ -22,6 +24,7 @@ rel_pkg() {
 	build_deb "$TESTDIR/${name}_$version.deb" "$dir"
 }
 rel_pkg base 1.0 '' usr/share/base/a usr/share/base/b
+rel_pkg base 2.0 '' usr/share/base/a
 rel_pkg prov 1.0 'Provides: virt' usr/share/prov/p
 rel_pkg conf 1.0 'Conflicts: base' usr/share/conf/c
 rel_pkg confv 1.0 'Conflicts: base (>= 2)' usr/share/confv/c
@@ -97,6 +100,11 @@ rel_case replaces base_1.0 -i "$TESTDIR/repl_1.0.deb"
 rel_fail overwrite-refused base_1.0 norepl -i "$TESTDIR/norepl_1.0.deb"
 rel_case overwrite-forced base_1.0 --force-overwrite -i "$TESTDIR/norepl_1.0.deb"
 rel_case disappears base_1.0 -i "$TESTDIR/whole_1.0.deb"
+
+# One package given twice: dpkg unpacks one over the other, the later one
+# stays.
+rel_case twice '' -i "$TESTDIR/base_1.0.deb" "$TESTDIR/base_2.0.deb"
+[ "$CMP_UNPKG_RC" = 0 ] || check_fail "twice: unpkg failed"
 
 # The architecture: a foreign one is refused unless the database lists
 # it (dpkg --add-architecture) or --force-architecture.
