@@ -598,6 +598,48 @@ static int dir_is_empty(int dfd, const char *name, struct unpkg_err *err)
 	return empty;
 }
 
+/* The directory `path` (relative to the root) leads to, its identity in
+ * *st; 0 if it leads to none. */
+static int dir_at(struct extract *x, const char *path, struct stat *st)
+{
+	struct unpkg_err ignored;
+	int fd, ok;
+
+	unpkg_err_init(&ignored);
+	fd = unpkg_root_openat(x->o->root, path, O_PATH | O_DIRECTORY, 0,
+			       &ignored);
+	if (fd < 0)
+		return 0;
+	ok = fstat(fd, st) == 0;
+	close(fd);
+	return ok;
+}
+
+/* dpkg keeps an existing symlink (or directory) where the package ships a
+ * symlink that leads to the same directory: 1 if symlink entry `e` is
+ * such a one, 0 if not, -1 on error. */
+static int same_dir_link(struct extract *x, const struct unpkg_deb_entry *e,
+			 struct unpkg_err *err)
+{
+	const char *slash = strrchr(e->path, '/');
+	struct stat now, then;
+	char *target;
+	int n, same;
+
+	if (e->link[0] == '/')
+		n = asprintf(&target, "%s", e->link + 1);
+	else
+		n = asprintf(&target, "%.*s%s%s",
+			     slash != NULL ? (int)(slash - e->path) : 0,
+			     e->path, slash != NULL ? "/" : "", e->link);
+	if (n < 0)
+		return unpkg_err_nomem(err);
+	same = dir_at(x, e->path, &now) && dir_at(x, target, &then) &&
+	       now.st_dev == then.st_dev && now.st_ino == then.st_ino;
+	free(target);
+	return same;
+}
+
 /* An interrupted run may have left NAME.dpkg-new (ours, never committed, a
  * file or a directory not yet given its mode:
  * remove it) or NAME.dpkg-tmp without NAME (a backup whose original was
@@ -631,6 +673,7 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 			 struct unpkg_err *err)
 {
 	const struct unpkg_extract_opts *o = x->o;
+	struct unpkg_deb_entry overridden;
 	char tmp[NAME_MAX + 1];
 	char md5[33] = "";
 	struct unpkg_file *f;
@@ -645,6 +688,22 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 		return add_file(x, "", UNPKG_ENTRY_DIR, NULL, err);
 	if (owner_of(x, e, &uid, &gid, err) < 0)
 		return -1;
+	if (o->statoverrides != NULL && e->type != UNPKG_ENTRY_SYMLINK) {
+		const struct unpkg_statoverride *so;
+		char key[PATH_MAX + 2];
+
+		snprintf(key, sizeof(key), "/%s", e->path);
+		so = unpkg_strmap_get(o->statoverrides, key);
+		if (so != NULL) {
+			/* dpkg gives the path these, whatever the archive
+			 * says */
+			overridden = *e;
+			overridden.mode = (e->mode & ~(mode_t)07777) | so->mode;
+			e = &overridden;
+			uid = so->uid;
+			gid = so->gid;
+		}
+	}
 	dir = parent_of(x, e->path, &base, err);
 	if (dir < 0) {
 		unpkg_err_prefix(err, "cannot unpack /%.*s%s", MSG_PATH_MAX,
@@ -677,6 +736,14 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 			return -1;
 		return extract_dir(x, e, dir, dfd, base, tmp, exists, &st, uid,
 				   gid, err);
+	}
+	if (e->type == UNPKG_ENTRY_SYMLINK && exists) {
+		int same = same_dir_link(x, e, err);
+
+		if (same < 0)
+			return -1;
+		if (same)
+			return 0;	/* kept as it is, like dpkg */
 	}
 
 	if (check_owner(x, f->path, err) < 0 ||

@@ -66,6 +66,10 @@ struct unpkg_extract_opts {
 	int (*take_over)(void *ctx, const char *owner, const char *path,
 			 struct unpkg_err *err);
 	void *take_over_ctx;
+	/* dpkg-statoverride's entries: "/path" -> struct
+	 * unpkg_statoverride * (db.h), whose owner, group and mode replace
+	 * the archive's.  May be NULL. */
+	const struct unpkg_strmap *statoverrides;
 	/* Conffiles of the package ("/etc/foo.conf"): staged but not renamed
 	 * (they stay NAME.dpkg-new until configured). */
 	const struct unpkg_strmap *conffiles;

@@ -116,6 +116,9 @@ struct run {
 	int failed;
 	int db_dirty;		/* stanzas changed since the last write */
 	struct unpkg_triggers *trig;	/* triggers/ of the database */
+	struct unpkg_statoverride *overrides;	/* dpkg-statoverride's */
+	size_t noverrides;
+	struct unpkg_strmap override_map;	/* path -> its override */
 	struct pkg *tmp_for;	/* whose scripts are in ADMINDIR/tmp.ci */
 	int tmp_used;		/* tmp.ci was made in this run */
 	char force_list[512];	/* DPKG_FORCE for the scripts */

@@ -1635,6 +1635,7 @@ static int extract_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 		.events = r->o->events,
 		.take_over = take_over,
 		.take_over_ctx = &tc,
+		.statoverrides = &r->override_map,
 	};
 	double t = unpkg_now();
 	size_t i;
@@ -2307,9 +2308,26 @@ static void run_destroy(struct run *r)
 	candidates_destroy(r);
 	unpkg_commit_free(r->commit);
 	unpkg_triggers_free(r->trig);
+	unpkg_strmap_destroy(&r->override_map);
+	unpkg_db_statoverrides_free(r->overrides, r->noverrides);
 	unpkg_root_free(r->admroot);
 	unpkg_root_free(r->root);
 	unpkg_db_free(r->db);
+}
+
+/* dpkg-statoverride's entries, by path. */
+static int load_overrides(struct run *r, struct unpkg_err *err)
+{
+	size_t i;
+
+	if (unpkg_db_read_statoverrides(r->db, &r->overrides, &r->noverrides,
+					err) < 0)
+		return -1;
+	for (i = 0; i < r->noverrides; i++)
+		if (unpkg_strmap_put(&r->override_map, r->overrides[i].path,
+				     &r->overrides[i], NULL, err) < 0)
+			return -1;
+	return 0;
 }
 
 int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
@@ -2327,6 +2345,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 
 	unpkg_strmap_init(&r.run_files);
 	unpkg_strmap_init(&r.candidates);
+	unpkg_strmap_init(&r.override_map);
 	if (o->frontend_lock)
 		dbflags |= UNPKG_DB_LOCK_FRONTEND;
 	if (o->sync == UNPKG_SYNC_NONE)
@@ -2336,6 +2355,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	    unpkg_root_open(o->admindir, o->root_flags, &r.admroot, err) < 0 ||
 	    unpkg_triggers_open(unpkg_db_dirfd(r.db), o->admindir, &r.trig,
 				err) < 0 ||
+	    load_overrides(&r, err) < 0 ||
 	    unpkg_commit_new(o->sync, r.stats, o->events, 0, &r.commit,
 			     err) < 0)
 		goto out;

@@ -14,6 +14,8 @@ TEST_DEPS=(
 	dpkg dpkg-dev binutils xz-utils zstd bzip2 strace e2fsprogs apt perl
 	util-linux mount fuse3 time busybox-static
 	clang libclang-rt-14-dev
+	xfsprogs btrfs-progs
+	debootstrap
 )
 # To run the demo.
 DEMO_DEPS=(dpkg apt)

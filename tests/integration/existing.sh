@@ -1,0 +1,60 @@
+#!/bin/bash
+# existing.sh - what is already in the root or the database changes how
+# dpkg unpacks a package, and unpkg must follow: dpkg-statoverride entries
+# give a path their owner, group and mode whatever the archive says; a
+# symlink the package ships where a symlink (or directory) already leads
+# to the same directory is left as it is.  Each case runs unpkg and dpkg
+# on twin roots and compares (compare_roots_with_dpkg).
+TEST_NAME=existing
+. "${TESTLIB:?}"
+
+# --- dpkg-statoverride -----------------------------------------------------
+so=$TESTDIR/so
+new_pkg "$so" so 1.0
+mkdir -p "$so/usr/bin" "$so/var/spool/so"
+printf '#!/bin/sh\n' >"$so/usr/bin/tool"
+chmod 0755 "$so/usr/bin/tool"
+build_deb "$TESTDIR/so.deb" "$so"
+
+section "statoverride: owner, group and mode of a file and a directory"
+a=$TESTDIR/so-unpkg b=$TESTDIR/so-dpkg
+for r in "$a" "$b"; do
+	mkroot "$r"
+	printf '%s\n' 'root daemon 4750 /usr/bin/tool' \
+		'#1 #2 0770 /var/spool/so' >"$r/var/lib/dpkg/statoverride"
+done
+compare_roots_with_dpkg "$a" "$b" -i "$TESTDIR/so.deb"
+[ "$(stat -c '%a %U %G' "$a/usr/bin/tool")" = '4750 root daemon' ] ||
+	check_fail "statoverride: /usr/bin/tool is $(stat -c '%a %U %G' "$a/usr/bin/tool")"
+
+section "statoverride: an unknown user is refused, as by dpkg"
+r=$TESTDIR/so-bad
+mkroot "$r"
+echo 'no-such-user-x root 0755 /usr/bin/tool' >"$r/var/lib/dpkg/statoverride"
+rc=0
+unpkg_in "$r" -i "$TESTDIR/so.deb" >"$r.out" 2>&1 || rc=$?
+assert_status 2 "$rc" "unknown user in statoverride"
+assert_grep 'unknown user or group' "$r.out" "the message"
+
+# --- a symlink to the same directory -----------------------------------------
+# sl 1.0 and 2.0 ship a directory and two symlinks to it; 2.0's entries
+# are newer: dpkg keeps the symlinks of 1.0, with their times.
+for v in 1.0 2.0; do
+	d=$TESTDIR/sl-$v
+	new_pkg "$d" sl "$v"
+	mkdir -p "$d/usr/share/z/Africa" "$d/usr/share/z/posix"
+	echo "$v" >"$d/usr/share/z/Africa/f"
+	ln -s Africa "$d/usr/share/z/link"
+	ln -s ../Africa "$d/usr/share/z/posix/Africa"
+	find "$d/usr" -exec touch -h -d "@$((1000000000 + ${v%%.*} * 1000))" {} +
+	build_deb "$TESTDIR/sl_$v.deb" "$d"
+done
+section "a symlink leading to the same directory is kept"
+a=$TESTDIR/sl-unpkg b=$TESTDIR/sl-dpkg
+mkroot "$a"
+mkroot "$b"
+unpkg_in "$a" -i "$TESTDIR/sl_1.0.deb" >/dev/null 2>&1 || check_fail "unpkg -i sl 1.0"
+dpkg_in "$b" -i "$TESTDIR/sl_1.0.deb" >/dev/null 2>&1 || hard_error "dpkg -i sl 1.0"
+compare_roots_with_dpkg "$a" "$b" -i "$TESTDIR/sl_2.0.deb"
+[ "$(stat -c %Y "$a/usr/share/z/posix/Africa")" = 1000001000 ] ||
+	check_fail "the symlink of 1.0 was replaced"
