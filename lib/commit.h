@@ -84,6 +84,8 @@ struct unpkg_stats {
 	unsigned long files;		/* regular files written */
 	unsigned long long bytes;	/* bytes of file content written */
 	char strategy[16];		/* the strategy in force at the end */
+	char fsclass[32];		/* --sync=auto: the file systems it
+					 * chose for ("ext4", "ext4+xfs") */
 	int triggers_activated;		/* triggers/Unincorp names triggers
 					 * this run activated */
 	double phase_seconds[UNPKG_PHASE_COUNT];

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsclass.h"
 #include "install-impl.h"
 #include "relation.h"
 #include "script.h"
@@ -2330,6 +2331,27 @@ static int load_overrides(struct run *r, struct unpkg_err *err)
 	return 0;
 }
 
+/* --sync=auto: the strategy for the file systems of the root and of the
+ * admin directory (fsclass.h, doc/benchmarks.md). */
+static int choose_auto(struct run *r, enum unpkg_sync_mode *mode,
+		       struct unpkg_err *err)
+{
+	enum unpkg_fsclass cls[2];
+
+	if (unpkg_fsclass_detect(unpkg_root_fd(r->root), &cls[0], err) < 0 ||
+	    unpkg_fsclass_detect(unpkg_db_dirfd(r->db), &cls[1], err) < 0)
+		return -1;
+	*mode = unpkg_sync_auto_set(cls, 2);
+	if (cls[0] == cls[1])
+		snprintf(r->stats->fsclass, sizeof(r->stats->fsclass), "%s",
+			 unpkg_fsclass_name(cls[0]));
+	else
+		snprintf(r->stats->fsclass, sizeof(r->stats->fsclass), "%s+%s",
+			 unpkg_fsclass_name(cls[0]),
+			 unpkg_fsclass_name(cls[1]));
+	return 0;
+}
+
 int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		  size_t n, struct unpkg_err *err)
 {
@@ -2339,6 +2361,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		.stats = o->stats != NULL ? o->stats : &own,
 	};
 	unsigned int dbflags = UNPKG_DB_CREATE;
+	enum unpkg_sync_mode mode = o->sync;
 	double t = unpkg_now();
 	size_t i;
 	int ret = -1;
@@ -2356,7 +2379,8 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	    unpkg_triggers_open(unpkg_db_dirfd(r.db), o->admindir, &r.trig,
 				err) < 0 ||
 	    load_overrides(&r, err) < 0 ||
-	    unpkg_commit_new(o->sync, r.stats, o->events, 0, &r.commit,
+	    (o->sync_auto && choose_auto(&r, &mode, err) < 0) ||
+	    unpkg_commit_new(mode, r.stats, o->events, 0, &r.commit,
 			     err) < 0)
 		goto out;
 	timed(&r, UNPKG_PHASE_PLAN, t);

@@ -30,6 +30,10 @@ struct unpkg_install_opts {
 	const char *instdir;		/* the root, "/" for the system */
 	const char *admindir;		/* the database directory */
 	enum unpkg_sync_mode sync;
+	int sync_auto;			/* pick the strategy for the file
+					 * systems of the root and the admin
+					 * directory (fsclass.h); `sync` is
+					 * then ignored */
 	int configure;			/* -i: configure after unpacking */
 	int frontend_lock;		/* take lock-frontend too */
 	unsigned int force;		/* UNPKG_FORCE_* (force.h) */

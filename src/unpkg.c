@@ -243,9 +243,12 @@ static const char usage_text[] =
 	"      --instdir=<dir>     install under <dir>\n"
 	"      --admindir=<dir>    use the database in <dir>\n"
 	"      --sync=<strategy>   how files are made durable:\n"
+	"                            auto   the fastest safe one for the file\n"
+	"                                   systems of the root and the\n"
+	"                                   database (default)\n"
 	"                            dpkg   per package: start writeback per\n"
 	"                                   file, one wait pass, one fdatasync\n"
-	"                                   pass, one rename pass (default)\n"
+	"                                   pass, one rename pass\n"
 	"                            batch  the same passes once for the run\n"
 	"                            uring  as batch, the syncs submitted\n"
 	"                                   together through io_uring\n"
@@ -379,6 +382,10 @@ static int parse_count(const char *opt, const char *value)
 		die_usage("invalid integer for --%s: '%s'", opt, value);
 	return (int)v;
 }
+
+/* --sync=auto, the default: the library picks the strategy per file
+ * system.  Not one of enum unpkg_sync_mode. */
+#define SYNC_AUTO UNPKG_SYNC_COUNT
 
 /* --- handing an action to stock dpkg -------------------------------------- */
 
@@ -717,7 +724,7 @@ static void set_unsafe_io(struct cli *cli, int on, const struct item *x)
 	if (on) {
 		cli->sync = UNPKG_SYNC_NONE;
 	} else if (cli->sync == UNPKG_SYNC_NONE) {
-		cli->sync = UNPKG_SYNC_DPKG;
+		cli->sync = SYNC_AUTO;
 	} else {
 		return;
 	}
@@ -854,10 +861,11 @@ static void apply_item(struct cli *cli, const struct item *x)
 		set_path(&cli->admindir, v);
 		break;
 	case OPT_SYNC:
-		cli->sync = unpkg_sync_mode_parse(v);
+		cli->sync = strcmp(v, "auto") == 0 ? SYNC_AUTO
+						   : unpkg_sync_mode_parse(v);
 		if (cli->sync < 0)
-			die_usage("unknown sync strategy '%s' (use dpkg, "
-				  "batch, uring, syncfs or none)", v);
+			die_usage("unknown sync strategy '%s' (use auto, "
+				  "dpkg, batch, uring, syncfs or none)", v);
 		snprintf(cli->sync_reason, sizeof(cli->sync_reason),
 			 "--sync=%s", v);
 		break;
@@ -1277,9 +1285,13 @@ static void print_stats(const struct cli *cli, const struct unpkg_stats *st)
 {
 	int i;
 
-	printf("stats: sync mode: %s (%s)\n", st->strategy[0] != '\0'
-	       ? st->strategy : unpkg_sync_mode_name(cli->sync),
-	       cli->sync_reason);
+	if (cli->sync == SYNC_AUTO)
+		printf("stats: sync mode: %s (auto for %s, %s)\n", st->strategy,
+		       st->fsclass, cli->sync_reason);
+	else
+		printf("stats: sync mode: %s (%s)\n", st->strategy[0] != '\0'
+		       ? st->strategy : unpkg_sync_mode_name(cli->sync),
+		       cli->sync_reason);
 	for (i = 0; i < UNPKG_PHASE_COUNT; i++)
 		printf("stats: phase %-9s %.6f s\n",
 		       unpkg_phase_name((enum unpkg_phase)i),
@@ -1326,7 +1338,7 @@ static void finish_outputs(struct cli *cli)
 int main(int argc, char **argv)
 {
 	struct cli cli = {
-		.sync = UNPKG_SYNC_DPKG,
+		.sync = SYNC_AUTO,
 		.sync_reason = "default",
 		.abort_after = 50,
 		.log_fd = -1,
@@ -1425,7 +1437,8 @@ int main(int argc, char **argv)
 
 	o.instdir = cli.instdir;
 	o.admindir = cli.admindir;
-	o.sync = (enum unpkg_sync_mode)cli.sync;
+	o.sync_auto = cli.sync == SYNC_AUTO;
+	o.sync = o.sync_auto ? UNPKG_SYNC_DPKG : (enum unpkg_sync_mode)cli.sync;
 	o.configure = action->oi->id == A_INSTALL;
 	o.frontend_lock = getenv("DPKG_FRONTEND_LOCKED") == NULL;
 	o.force = cli.force;

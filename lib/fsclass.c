@@ -1,0 +1,346 @@
+/* fsclass.c - the kind of filesystem a directory lies on (see fsclass.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fsclass.h"
+
+/* Magic numbers of statfs(2)'s f_type (linux/magic.h). */
+#define MAGIC_EXT	0xEF53UL	/* ext2, ext3, ext4 alike */
+#define MAGIC_XFS	0x58465342UL
+#define MAGIC_BTRFS	0x9123683EUL
+#define MAGIC_TMPFS	0x01021994UL
+#define MAGIC_RAMFS	0x858458F6UL
+#define MAGIC_OVERLAY	0x794C7630UL
+
+/* The small files read under /sys and /proc; mountinfo is read by line. */
+#define SMALL_FILE_MAX 4096
+
+/* The measured choice per class: doc/benchmarks.md, section "Choosing a
+ * strategy per filesystem (auto)", has the figures (device flushes and
+ * wall time of every strategy on each class) and the reasoning.  In short:
+ * where syncfs is a full barrier it needs the fewest device flushes and is
+ * the fastest safe strategy; where it is not (ext2: metadata written after
+ * the flush; other: syncfs may flush nothing), uring, which fdatasyncs
+ * every file and fsyncs every directory, concurrently. */
+static const enum unpkg_sync_mode auto_table[UNPKG_FSCLASS_COUNT] = {
+	[UNPKG_FSCLASS_EXT4] = UNPKG_SYNC_SYNCFS,
+	[UNPKG_FSCLASS_EXT2] = UNPKG_SYNC_URING,
+	[UNPKG_FSCLASS_XFS] = UNPKG_SYNC_SYNCFS,
+	[UNPKG_FSCLASS_BTRFS] = UNPKG_SYNC_SYNCFS,
+	/* none would do on tmpfs too (unpkg_sync_full), and costs the same
+	 * within the noise; syncfs stays safe should the run also write to
+	 * a disk mounted below the root. */
+	[UNPKG_FSCLASS_TMPFS] = UNPKG_SYNC_SYNCFS,
+	[UNPKG_FSCLASS_OVERLAY] = UNPKG_SYNC_SYNCFS,
+	[UNPKG_FSCLASS_OTHER] = UNPKG_SYNC_URING,
+};
+
+static const char *const class_names[UNPKG_FSCLASS_COUNT] = {
+	[UNPKG_FSCLASS_EXT4] = "ext4",
+	[UNPKG_FSCLASS_EXT2] = "ext2",
+	[UNPKG_FSCLASS_XFS] = "xfs",
+	[UNPKG_FSCLASS_BTRFS] = "btrfs",
+	[UNPKG_FSCLASS_TMPFS] = "tmpfs",
+	[UNPKG_FSCLASS_OVERLAY] = "overlay",
+	[UNPKG_FSCLASS_OTHER] = "other",
+};
+
+const char *unpkg_fsclass_name(enum unpkg_fsclass cls)
+{
+	if ((unsigned int)cls >= UNPKG_FSCLASS_COUNT)
+		return "?";
+	return class_names[cls];
+}
+
+enum unpkg_sync_mode unpkg_sync_auto(enum unpkg_fsclass cls)
+{
+	if ((unsigned int)cls >= UNPKG_FSCLASS_COUNT)
+		cls = UNPKG_FSCLASS_OTHER;
+	return auto_table[cls];
+}
+
+int unpkg_sync_full(enum unpkg_sync_mode mode, enum unpkg_fsclass cls)
+{
+	if ((unsigned int)cls >= UNPKG_FSCLASS_COUNT)
+		cls = UNPKG_FSCLASS_OTHER;
+	switch (mode) {
+	case UNPKG_SYNC_DPKG:
+	case UNPKG_SYNC_BATCH:
+	case UNPKG_SYNC_URING:
+		return 1;
+	case UNPKG_SYNC_SYNCFS:
+		return cls != UNPKG_FSCLASS_EXT2 && cls != UNPKG_FSCLASS_OTHER;
+	case UNPKG_SYNC_NONE:
+		return cls == UNPKG_FSCLASS_TMPFS;
+	default:
+		/* Not a strategy of its own (a count, or a choice such as
+		 * auto that resolves to one of the above). */
+		return 0;
+	}
+}
+
+enum unpkg_sync_mode unpkg_sync_auto_set(const enum unpkg_fsclass *classes,
+					 size_t n)
+{
+	static const enum unpkg_sync_mode fallbacks[] = {
+		UNPKG_SYNC_SYNCFS, UNPKG_SYNC_URING,
+	};
+	enum unpkg_sync_mode first;
+	size_t i, k;
+
+	if (n == 0)
+		return unpkg_sync_auto(UNPKG_FSCLASS_OTHER);
+	first = unpkg_sync_auto(classes[0]);
+	for (i = 1; i < n; i++)
+		if (unpkg_sync_auto(classes[i]) != first)
+			break;
+	if (i == n)
+		return first;
+	for (k = 0; k < sizeof(fallbacks) / sizeof(fallbacks[0]); k++) {
+		for (i = 0; i < n; i++)
+			if (!unpkg_sync_full(fallbacks[k], classes[i]))
+				break;
+		if (i == n)
+			return fallbacks[k];
+	}
+	return UNPKG_SYNC_URING;
+}
+
+/* Read the small file `path` into buf (NUL-terminated).  Returns its
+ * length, or -1 with errno set. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	ssize_t n, ret = -1;
+	size_t len = 0;
+	int fd, saved;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (len + 1 < size) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto out;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	ret = (ssize_t)len;
+out:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return ret;
+}
+
+/* The kernel's name of block device `dev` ("sda1", "dm-0", "loop3"): the
+ * last component of the /sys/dev/block/MAJ:MIN link.  0 on success, 1 if
+ * it cannot be found, -1 on error. */
+static int kernel_name(const char *sys, dev_t dev, char *name, size_t size,
+		       struct unpkg_err *err)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	const char *base;
+	ssize_t n;
+	int len;
+
+	len = snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sys,
+		       major(dev), minor(dev));
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return unpkg_err_set(err, UNPKG_ERR_USAGE,
+				     "sysfs path too long: %s", sys);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 1;
+	target[n] = '\0';
+	while (n > 1 && target[n - 1] == '/')
+		target[--n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (*base == '\0' || strlen(base) >= size)
+		return 1;
+	memcpy(name, base, strlen(base) + 1);
+	return 0;
+}
+
+/* Whether the text holds the option `prefix...` as one of its tokens
+ * (separated by commas, blanks or newlines). */
+static int has_option(const char *text, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+	const char *p = text;
+
+	while (*p) {
+		size_t tlen = strcspn(p, ", \t\n");
+
+		if (tlen >= plen && strncmp(p, prefix, plen) == 0)
+			return 1;
+		p += tlen;
+		p += strspn(p, ", \t\n");
+	}
+	return 0;
+}
+
+/* The ext4 driver's view of the filesystem on block device `name`:
+ * 0 with *journal set, 1 if the driver does not know the device. */
+static int ext4_driver_journal(const char *sys, const char *proc,
+			       const char *name, int *journal)
+{
+	char path[PATH_MAX], buf[SMALL_FILE_MAX];
+	int len;
+
+	len = snprintf(path, sizeof(path), "%s/fs/ext4/%s/journal_task", sys,
+		       name);
+	if (len > 0 && (size_t)len < sizeof(path) &&
+	    read_small(path, buf, sizeof(buf)) > 0) {
+		if (buf[0] == '<') {		/* "<none>" */
+			*journal = 0;
+			return 0;
+		}
+		if (buf[0] >= '0' && buf[0] <= '9') {
+			*journal = 1;
+			return 0;
+		}
+	}
+	len = snprintf(path, sizeof(path), "%s/fs/ext4/%s/options", proc, name);
+	if (len > 0 && (size_t)len < sizeof(path) &&
+	    read_small(path, buf, sizeof(buf)) > 0) {
+		/* data=ordered|writeback|journal is always listed there when
+		 * there is a journal, and the mode is cleared without one. */
+		*journal = has_option(buf, "data=");
+		return 0;
+	}
+	return 1;
+}
+
+/* The type of a mount of device `dev` in mountinfo ("ext2", ...) into
+ * fstype.  0 found, 1 not found or unreadable, -1 on error. */
+static int mount_type(const char *proc, dev_t dev, char *fstype, size_t size,
+		      struct unpkg_err *err)
+{
+	char path[PATH_MAX], want[64];
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f = NULL;
+	int rc = 1, len;
+
+	len = snprintf(path, sizeof(path), "%s/self/mountinfo", proc);
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return unpkg_err_set(err, UNPKG_ERR_USAGE,
+				     "procfs path too long: %s", proc);
+	snprintf(want, sizeof(want), "%u:%u", major(dev), minor(dev));
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOMEM ? unpkg_err_nomem(err) : 1;
+	errno = 0;
+	while (getline(&line, &cap, f) != -1) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE ... */
+		char *p = line, *sep, *type;
+		size_t tlen;
+		int field;
+
+		for (field = 0; field < 2 && p; field++) {
+			p = strchr(p, ' ');
+			if (p)
+				p++;
+		}
+		if (!p || strncmp(p, want, strlen(want)) != 0 ||
+		    p[strlen(want)] != ' ')
+			continue;
+		sep = strstr(p, " - ");
+		if (!sep)
+			continue;
+		type = sep + 3;
+		tlen = strcspn(type, " \n");
+		if (tlen == 0 || tlen >= size)
+			continue;
+		memcpy(fstype, type, tlen);
+		fstype[tlen] = '\0';
+		rc = 0;
+		break;
+	}
+	if (rc != 0 && errno == ENOMEM)
+		rc = unpkg_err_nomem(err);
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+static int classify_ext(dev_t dev, const char *sys, const char *proc,
+			enum unpkg_fsclass *out, struct unpkg_err *err)
+{
+	char name[256], fstype[32];
+	int rc, journal;
+
+	rc = kernel_name(sys, dev, name, sizeof(name), err);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && ext4_driver_journal(sys, proc, name, &journal) == 0) {
+		*out = journal ? UNPKG_FSCLASS_EXT4 : UNPKG_FSCLASS_EXT2;
+		return 0;
+	}
+	rc = mount_type(proc, dev, fstype, sizeof(fstype), err);
+	if (rc < 0)
+		return -1;
+	*out = UNPKG_FSCLASS_OTHER;
+	if (rc == 0 && strcmp(fstype, "ext2") == 0)
+		*out = UNPKG_FSCLASS_EXT2;
+	else if (rc == 0 && strcmp(fstype, "ext3") == 0)
+		*out = UNPKG_FSCLASS_EXT4;
+	return 0;
+}
+
+int unpkg_fsclass_classify(unsigned long fs_type, dev_t dev, const char *sys,
+			   const char *proc, enum unpkg_fsclass *out,
+			   struct unpkg_err *err)
+{
+	/* f_type is a signed word on some ABIs; the magic numbers are
+	 * 32-bit. */
+	switch (fs_type & 0xFFFFFFFFUL) {
+	case MAGIC_EXT:
+		return classify_ext(dev, sys, proc, out, err);
+	case MAGIC_XFS:
+		*out = UNPKG_FSCLASS_XFS;
+		return 0;
+	case MAGIC_BTRFS:
+		*out = UNPKG_FSCLASS_BTRFS;
+		return 0;
+	case MAGIC_TMPFS:
+	case MAGIC_RAMFS:
+		*out = UNPKG_FSCLASS_TMPFS;
+		return 0;
+	case MAGIC_OVERLAY:
+		*out = UNPKG_FSCLASS_OVERLAY;
+		return 0;
+	default:
+		*out = UNPKG_FSCLASS_OTHER;
+		return 0;
+	}
+}
+
+int unpkg_fsclass_detect(int fd, enum unpkg_fsclass *out,
+			 struct unpkg_err *err)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return unpkg_err_sys(err, "fstatfs");
+	if (fstat(fd, &st) < 0)
+		return unpkg_err_sys(err, "fstat");
+	return unpkg_fsclass_classify((unsigned long)sfs.f_type, st.st_dev,
+				      "/sys", "/proc", out, err);
+}

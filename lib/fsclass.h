@@ -1,0 +1,91 @@
+/* fsclass.h - the kind of filesystem a directory lies on, and the commit
+ * strategy that --sync=auto picks for it.
+ *
+ * The classes are the groups of filesystems for which unpkg's strategies
+ * were measured and their guarantees checked: doc/benchmarks.md, section
+ * "Choosing a strategy per filesystem (auto)", has the measurements and
+ * the reasoning behind unpkg_sync_auto() and unpkg_sync_full().
+ *
+ * How a filesystem is recognised: fstatfs() gives the filesystem's magic
+ * number, which tells xfs, btrfs, tmpfs (and ramfs) and overlayfs apart.
+ * ext2, ext3 and ext4 share one magic number, and what matters for them is
+ * whether the filesystem has a journal, which the mount type does not tell
+ * (ext4 can be made without one, and the ext4 driver also mounts ext2 and
+ * ext3).  So for them the device number of the fd (fstat) is turned into
+ * the kernel's name of the block device (the /sys/dev/block/MAJ:MIN link),
+ * and the ext4 driver's view of the mounted filesystem is read:
+ *   1. /sys/fs/ext4/NAME/journal_task: "<none>" without a journal, the pid
+ *      of the journal thread with one (newer kernels);
+ *   2. else /proc/fs/ext4/NAME/options: a "data=" option is listed exactly
+ *      when the filesystem has a journal;
+ *   3. else, when the ext4 driver does not know the device, the mount's
+ *      type in /proc/self/mountinfo (by MAJ:MIN): "ext2" is the old ext2
+ *      driver (no journal), "ext3" the old ext3 driver (journal).
+ * When none of these can be read (no /sys or /proc), the class is
+ * UNPKG_FSCLASS_OTHER, whose strategy is safe with and without a journal.
+ */
+#ifndef UNPKG_FSCLASS_H
+#define UNPKG_FSCLASS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "commit.h"
+#include "err.h"
+
+enum unpkg_fsclass {
+	UNPKG_FSCLASS_EXT4,	/* ext3 or ext4 with a journal */
+	UNPKG_FSCLASS_EXT2,	/* ext2, or ext3/ext4 without a journal */
+	UNPKG_FSCLASS_XFS,
+	UNPKG_FSCLASS_BTRFS,
+	UNPKG_FSCLASS_TMPFS,	/* tmpfs or ramfs: memory only */
+	UNPKG_FSCLASS_OVERLAY,	/* overlayfs (container images) */
+	UNPKG_FSCLASS_OTHER,	/* anything else, and an ext2/3/4 filesystem
+				 * whose journal state cannot be read */
+	UNPKG_FSCLASS_COUNT
+};
+
+/* A short name for messages: "ext4", "ext2" (no journal), "xfs", "btrfs",
+ * "tmpfs", "overlay", "other"; "?" for a value out of range.  Static
+ * storage. */
+const char *unpkg_fsclass_name(enum unpkg_fsclass cls);
+
+/* The class of the filesystem holding the open file or directory `fd`.
+ * Fails (-1) only if fstatfs() or fstat() of `fd` fails or memory runs
+ * out; what cannot be read under /sys or /proc makes the answer
+ * UNPKG_FSCLASS_OTHER instead of an error. */
+int unpkg_fsclass_detect(int fd, enum unpkg_fsclass *out,
+			 struct unpkg_err *err);
+
+/* The same from the facts detect() gathers: `fs_type` is fstatfs()'s
+ * f_type, `dev` fstat()'s st_dev, and `sys` and `proc` are where sysfs
+ * and procfs are mounted ("/sys" and "/proc"; tests point them at fake
+ * trees). */
+int unpkg_fsclass_classify(unsigned long fs_type, dev_t dev, const char *sys,
+			   const char *proc, enum unpkg_fsclass *out,
+			   struct unpkg_err *err);
+
+/* The strategy --sync=auto uses on a filesystem of class `cls`: the
+ * fastest one measured that keeps the invariants I1-I7 of DESIGN.md
+ * section 3 there (doc/benchmarks.md).  Never UNPKG_SYNC_NONE.  A value
+ * out of range counts as UNPKG_FSCLASS_OTHER. */
+enum unpkg_sync_mode unpkg_sync_auto(enum unpkg_fsclass cls);
+
+/* Whether strategy `mode` keeps I1-I7 on a filesystem of class `cls`
+ * (1) or not (0).  dpkg, batch and uring sync each file and directory and
+ * are safe everywhere; syncfs is a full barrier on every class but ext2
+ * (its syncfs leaves metadata written after the device flush) and other
+ * (a filesystem's syncfs need not flush anything: FUSE without syncfs
+ * support, vfat, NFS); none only on tmpfs, where nothing survives a power
+ * loss and the order of operations is kept by the kernel anyway. */
+int unpkg_sync_full(enum unpkg_sync_mode mode, enum unpkg_fsclass cls);
+
+/* The strategy for a run whose files and database lie on several
+ * filesystems, of the `n` classes in `classes` (repetitions allowed): the
+ * table's choice when all the classes agree on it, otherwise the first of
+ * syncfs, uring that unpkg_sync_full() accepts for every class (uring is
+ * safe everywhere).  n == 0 gives the choice for UNPKG_FSCLASS_OTHER. */
+enum unpkg_sync_mode unpkg_sync_auto_set(const enum unpkg_fsclass *classes,
+					 size_t n);
+
+#endif
