@@ -2331,6 +2331,31 @@ static int load_overrides(struct run *r, struct unpkg_err *err)
 	return 0;
 }
 
+/* dpkg's --abort-after: once that many packages failed, the rest of the
+ * run is not processed (those marked are put back).  1 when it stops. */
+static int too_many_errors(struct run *r, size_t from)
+{
+	unsigned int limit = r->o->abort_after != 0 ? r->o->abort_after : 50;
+	size_t i;
+
+	if ((unsigned int)r->failed < limit)
+		return 0;
+	for (i = from; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+
+		if (p->state == PKG_MARKED)
+			inst_restore_pkg(r, p);
+		if (p->state == PKG_OPENED || p->state == PKG_MARKED) {
+			unpkg_deb_free(p->deb);
+			p->deb = NULL;
+			p->state = PKG_FAILED;
+		}
+	}
+	unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, NULL,
+			 "too many errors, stopping");
+	return 1;
+}
+
 /* --sync=auto: the strategy for the file systems of the root and of the
  * admin directory (fsclass.h, doc/benchmarks.md). */
 static int choose_auto(struct run *r, enum unpkg_sync_mode *mode,
@@ -2361,6 +2386,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		.stats = o->stats != NULL ? o->stats : &own,
 	};
 	unsigned int dbflags = UNPKG_DB_CREATE;
+	int stopped = 0;
 	enum unpkg_sync_mode mode = o->sync;
 	double t = unpkg_now();
 	size_t i;
@@ -2400,8 +2426,11 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		unpkg_strmap_init(&p->confmap);
 		unpkg_filelist_init(&p->files);
 		unpkg_err_init(&perr);
+		if (stopped)
+			continue;	/* not processed: stays PKG_FAILED */
 		if (open_pkg(&r, p, &perr) < 0)
 			inst_fail_pkg(&r, p, p->debpath, &perr);
+		stopped = too_many_errors(&r, i + 1);
 	}
 	timed(&r, UNPKG_PHASE_OPEN, t);
 
@@ -2425,6 +2454,8 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 
 		if (p->state != PKG_MARKED)
 			continue;
+		if (too_many_errors(&r, i))
+			break;
 		unpkg_err_init(&perr);
 		ok = maint_preinst(&r, p, err);
 		if (ok < 0)

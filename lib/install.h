@@ -37,6 +37,9 @@ struct unpkg_install_opts {
 	int configure;			/* -i: configure after unpacking */
 	int frontend_lock;		/* take lock-frontend too */
 	unsigned int force;		/* UNPKG_FORCE_* (force.h) */
+	unsigned int abort_after;	/* stop after this many failed
+					 * packages, as dpkg's --abort-after
+					 * (0: dpkg's default, 50) */
 	unsigned int root_flags;	/* UNPKG_ROOT_* (fsroot.h) */
 	const struct unpkg_events *events;
 	struct unpkg_stats *stats;	/* may be NULL */

@@ -270,8 +270,9 @@ static const char usage_text[] =
 	"      --version           show the version and exit\n"
 	"\n"
 	"      --no-triggers       leave the triggers the run activates pending\n"
+	"      --abort-after=<n>   stop after n failed packages (default 50)\n"
 	"\n"
-	"Also accepted as in dpkg: --triggers, -B, --abort-after,\n"
+	"Also accepted as in dpkg: --triggers, -B,\n"
 	"-D/--debug, --pre-invoke, --post-invoke, --no-debsig, --no-pager,\n"
 	"--path-exclude/--path-include (not applied: a warning), and -O, -E, -G,\n"
 	"--no-act, --ignore-depends (these make unpkg hand the run to dpkg).\n"
@@ -1442,6 +1443,7 @@ int main(int argc, char **argv)
 	o.configure = action->oi->id == A_INSTALL;
 	o.frontend_lock = getenv("DPKG_FRONTEND_LOCKED") == NULL;
 	o.force = cli.force;
+	o.abort_after = (unsigned int)cli.abort_after;
 	o.events = &(struct unpkg_events){ .fn = on_event, .ctx = &cli };
 	o.stats = &stats;
 	unpkg_err_init(&err);

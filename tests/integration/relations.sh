@@ -131,3 +131,19 @@ compare_roots_with_dpkg "$TESTDIR/case-foreign-listed/unpkg" \
 	"$TESTDIR/case-foreign-listed/dpkg" -i "$TESTDIR/alien_1.0.deb"
 [ "$CMP_UNPKG_RC" = 0 ] || check_fail "foreign-listed: unpkg refused an added architecture"
 
+
+# --abort-after: after that many failed packages, the rest is not
+# processed, as by dpkg.
+section "--abort-after=1"
+r=$TESTDIR/case-abort
+mkroot "$r"
+rc=0
+unpkg_in "$r" --abort-after=1 -i "$TESTDIR/alien_1.0.deb" "$TESTDIR/base_1.0.deb" \
+	>"$r.out" 2>&1 || rc=$?
+assert_status 1 "$rc" "--abort-after=1"
+assert_grep 'too many errors, stopping' "$r.out" "dpkg's words"
+! grep -q '^Package: base$' "$r/var/lib/dpkg/status" ||
+	check_fail "--abort-after=1: base was installed after the first error"
+unpkg_in "$r" -i "$TESTDIR/alien_1.0.deb" "$TESTDIR/base_1.0.deb" >/dev/null 2>&1 || true
+grep -q '^Package: base$' "$r/var/lib/dpkg/status" ||
+	check_fail "without --abort-after: base was not installed"
