@@ -148,19 +148,21 @@ char *unpkg_force_names(unsigned int set, char *buf, size_t size)
 {
 	size_t i, used = 0;
 
-	if (size > 0)
-		buf[0] = '\0';
+	if (size == 0)
+		return buf;
+	buf[0] = '\0';
 	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		int n;
 
 		if (table[i].flag == UNPKG_FORCE_ALL ||
 		    (set & table[i].flag) == 0)
 			continue;
-		n = snprintf(used < size ? buf + used : NULL,
-			     used < size ? size - used : 0, "%s%s",
+		n = snprintf(buf + used, size - used, "%s%s",
 			     used > 0 ? "," : "", table[i].name);
-		if (n < 0)
+		if (n < 0 || (size_t)n >= size - used) {
+			buf[used] = '\0';	/* only whole names */
 			break;
+		}
 		used += (size_t)n;
 	}
 	return buf;

@@ -89,7 +89,8 @@ int unpkg_force_apply(unsigned int *set, const char *list, int on,
 		      unsigned int *named, struct unpkg_err *err);
 
 /* The names of the things in `set`, comma-separated in table order
- * ("all" never), into buf (truncated to size).  Returns buf. */
+ * ("all" never): dpkg's DPKG_FORCE value.  Written into buf, as many whole
+ * names as fit in `size`.  Returns buf. */
 char *unpkg_force_names(unsigned int set, char *buf, size_t size);
 
 #endif

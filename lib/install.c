@@ -2434,7 +2434,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	}
 	timed(&r, UNPKG_PHASE_OPEN, t);
 
-	unpkg_script_force_list(o->force, r.force_list, sizeof(r.force_list));
+	unpkg_force_names(o->force, r.force_list, sizeof(r.force_list));
 	if (maint_prerm(&r, err) < 0)
 		goto out;
 	if (mark_all(&r, err) < 0) {

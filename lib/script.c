@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fsroot.h"
+#include "force.h"
 #include "script.h"
 
 extern char **environ;
@@ -49,39 +50,6 @@ struct plan {
 	char **owned;		/* strings of envp allocated here */
 	size_t n_owned;
 };
-
-static const char *const force_names[] = {
-	"security-mac", "downgrade", "configure-any", "hold", "not-root",
-	"bad-path", "bad-verify", "bad-version", "statoverride-add",
-	"statoverride-remove", "overwrite", "overwrite-diverted",
-	"overwrite-dir", "unsafe-io", "script-chrootless", "confnew",
-	"confold", "confdef", "confmiss", "confask", "architecture",
-	"breaks", "conflicts", "depends", "depends-version",
-	"remove-reinstreq", "remove-protected", "remove-essential",
-};
-
-char *unpkg_script_force_list(unsigned int forces, char *buf, size_t size)
-{
-	size_t i, len = 0;
-
-	if (size == 0)
-		return buf;
-	buf[0] = '\0';
-	for (i = 0; i < sizeof(force_names) / sizeof(force_names[0]); i++) {
-		int n;
-
-		if (!(forces & (1u << i)))
-			continue;
-		n = snprintf(buf + len, size - len, "%s%s",
-			     len > 0 ? "," : "", force_names[i]);
-		if (n < 0 || (size_t)n >= size - len) {
-			buf[len] = '\0';	/* only whole names */
-			break;
-		}
-		len += (size_t)n;
-	}
-	return buf;
-}
 
 char *unpkg_script_desc(char *buf, size_t size, const char *which,
 			const char *package, const char *name)
@@ -302,9 +270,13 @@ static int build_env(struct plan *pl, const struct unpkg_script_ctx *ctx,
 
 	snprintf(refcount, sizeof(refcount), "%d",
 		 ctx->refcount > 0 ? ctx->refcount : 1);
-	if (ctx->force == NULL)
-		unpkg_script_force_list(UNPKG_SCRIPT_FORCE_DEFAULT, force,
-					sizeof(force));
+	if (ctx->force == NULL) {
+		unsigned int defaults = 0;
+
+		/* no DPKG_FORCE to parse: cannot fail */
+		unpkg_force_initial(NULL, &defaults, err);
+		unpkg_force_names(defaults, force, sizeof(force));
+	}
 	if (add_var(pl, "DPKG_MAINTSCRIPT_PACKAGE", ctx->package) < 0 ||
 	    add_var(pl, "DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT", refcount) < 0 ||
 	    add_var(pl, "DPKG_MAINTSCRIPT_ARCH", ctx->arch) < 0 ||

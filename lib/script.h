@@ -140,42 +140,6 @@
 /* The dpkg release whose behaviour is emulated: DPKG_RUNNING_VERSION. */
 #define UNPKG_SCRIPT_DPKG_VERSION "1.21.22"
 
-/* dpkg's force options in the order of its table, which is the order of
- * the DPKG_FORCE list.  The first two are on by default. */
-enum unpkg_script_force {
-	UNPKG_SCRIPT_FORCE_SECURITY_MAC = 1u << 0,
-	UNPKG_SCRIPT_FORCE_DOWNGRADE = 1u << 1,
-	UNPKG_SCRIPT_FORCE_CONFIGURE_ANY = 1u << 2,
-	UNPKG_SCRIPT_FORCE_HOLD = 1u << 3,
-	UNPKG_SCRIPT_FORCE_NOT_ROOT = 1u << 4,
-	UNPKG_SCRIPT_FORCE_BAD_PATH = 1u << 5,
-	UNPKG_SCRIPT_FORCE_BAD_VERIFY = 1u << 6,
-	UNPKG_SCRIPT_FORCE_BAD_VERSION = 1u << 7,
-	UNPKG_SCRIPT_FORCE_STATOVERRIDE_ADD = 1u << 8,
-	UNPKG_SCRIPT_FORCE_STATOVERRIDE_REMOVE = 1u << 9,
-	UNPKG_SCRIPT_FORCE_OVERWRITE = 1u << 10,
-	UNPKG_SCRIPT_FORCE_OVERWRITE_DIVERTED = 1u << 11,
-	UNPKG_SCRIPT_FORCE_OVERWRITE_DIR = 1u << 12,
-	UNPKG_SCRIPT_FORCE_UNSAFE_IO = 1u << 13,
-	UNPKG_SCRIPT_FORCE_SCRIPT_CHROOTLESS = 1u << 14,
-	UNPKG_SCRIPT_FORCE_CONFNEW = 1u << 15,
-	UNPKG_SCRIPT_FORCE_CONFOLD = 1u << 16,
-	UNPKG_SCRIPT_FORCE_CONFDEF = 1u << 17,
-	UNPKG_SCRIPT_FORCE_CONFMISS = 1u << 18,
-	UNPKG_SCRIPT_FORCE_CONFASK = 1u << 19,
-	UNPKG_SCRIPT_FORCE_ARCHITECTURE = 1u << 20,
-	UNPKG_SCRIPT_FORCE_BREAKS = 1u << 21,
-	UNPKG_SCRIPT_FORCE_CONFLICTS = 1u << 22,
-	UNPKG_SCRIPT_FORCE_DEPENDS = 1u << 23,
-	UNPKG_SCRIPT_FORCE_DEPENDS_VERSION = 1u << 24,
-	UNPKG_SCRIPT_FORCE_REMOVE_REINSTREQ = 1u << 25,
-	UNPKG_SCRIPT_FORCE_REMOVE_PROTECTED = 1u << 26,
-	UNPKG_SCRIPT_FORCE_REMOVE_ESSENTIAL = 1u << 27,
-};
-
-#define UNPKG_SCRIPT_FORCE_DEFAULT \
-	(UNPKG_SCRIPT_FORCE_SECURITY_MAC | UNPKG_SCRIPT_FORCE_DOWNGRADE)
-
 /* Everything about the package and the run that a script's environment
  * depends on.  The caller owns all strings; they must outlive the calls
  * that use the context.  One context per package and version (the arch
@@ -191,9 +155,9 @@ struct unpkg_script_ctx {
 	int refcount;		/* DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT: the
 				 * installed instances of the package name
 				 * (Multi-Arch: same), 0 means 1 */
-	const char *force;	/* DPKG_FORCE; NULL: the default list,
-				 * "security-mac,downgrade" (see
-				 * unpkg_script_force_list()) */
+	const char *force;	/* DPKG_FORCE (unpkg_force_names() of
+				 * force.h); NULL: dpkg's defaults,
+				 * "security-mac,downgrade" */
 	int chrootless;		/* --force-script-chrootless */
 	const char *const *env;	/* extra "NAME=VALUE" entries, NULL-
 				 * terminated, may be NULL; they override the
@@ -275,12 +239,6 @@ char *unpkg_script_desc(char *buf, size_t size, const char *which,
  * and 4 above) and as the package's error otherwise. */
 int unpkg_script_failure(const struct unpkg_script_result *res,
 			 const char *desc, char *buf, size_t size);
-
-/* The DPKG_FORCE value for the UNPKG_SCRIPT_FORCE_* bits in `forces`:
- * their names, comma-separated, in dpkg's order (as in "security-mac,
- * downgrade,unsafe-io").  Writes into buf (the names that fit in size),
- * returns buf. */
-char *unpkg_script_force_list(unsigned int forces, char *buf, size_t size);
 
 /* The admin directory as a chrooted script sees it: `admindir` with the
  * `instdir` prefix removed ("/var/lib/dpkg" for "/t" and

@@ -26,7 +26,11 @@
 #include <unistd.h>
 
 #include "dpkgcfg.h"
+#include "force.h"
 #include "script.h"
+
+/* The things dpkg forces by default (its DPKG_FORCE without one set). */
+#define DPKG_DEFAULTS (UNPKG_FORCE_SECURITY_MAC | UNPKG_FORCE_DOWNGRADE)
 #include "testutil.h"
 
 extern char **environ;
@@ -371,9 +375,9 @@ START_TEST(test_chrootless)
 	ctx.refcount = 2;
 	ctx.arch = "all";
 	ctx.env = extra;
-	ctx.force = unpkg_script_force_list(
-		UNPKG_SCRIPT_FORCE_DEFAULT | UNPKG_SCRIPT_FORCE_UNSAFE_IO |
-		UNPKG_SCRIPT_FORCE_SCRIPT_CHROOTLESS, force, sizeof(force));
+	ctx.force = unpkg_force_names(DPKG_DEFAULTS | UNPKG_FORCE_UNSAFE_IO |
+				      UNPKG_FORCE_SCRIPT_CHROOTLESS, force,
+				      sizeof(force));
 	ck_assert_int_eq(run_ok(&ctx, "tmp.ci/preinst", argv).status, 0);
 
 	assert_rec(root, "preinst", "where", "host\n");
@@ -897,21 +901,19 @@ START_TEST(test_strings)
 {
 	char buf[512];
 
-	ck_assert_str_eq(unpkg_script_force_list(UNPKG_SCRIPT_FORCE_DEFAULT,
-						 buf, sizeof(buf)),
+	ck_assert_str_eq(unpkg_force_names(DPKG_DEFAULTS, buf, sizeof(buf)),
 			 "security-mac,downgrade");
-	ck_assert_str_eq(unpkg_script_force_list(0, buf, sizeof(buf)), "");
-	ck_assert_str_eq(unpkg_script_force_list(
-				 UNPKG_SCRIPT_FORCE_DEPENDS |
-				 UNPKG_SCRIPT_FORCE_SCRIPT_CHROOTLESS |
-				 UNPKG_SCRIPT_FORCE_DEFAULT |
-				 UNPKG_SCRIPT_FORCE_UNSAFE_IO |
-				 UNPKG_SCRIPT_FORCE_REMOVE_ESSENTIAL,
+	ck_assert_str_eq(unpkg_force_names(0, buf, sizeof(buf)), "");
+	ck_assert_str_eq(unpkg_force_names(
+				 UNPKG_FORCE_DEPENDS |
+				 UNPKG_FORCE_SCRIPT_CHROOTLESS |
+				 DPKG_DEFAULTS |
+				 UNPKG_FORCE_UNSAFE_IO |
+				 UNPKG_FORCE_REMOVE_ESSENTIAL,
 				 buf, sizeof(buf)),
 			 "security-mac,downgrade,unsafe-io,script-chrootless,"
 			 "depends,remove-essential");
-	ck_assert_str_eq(unpkg_script_force_list(UNPKG_SCRIPT_FORCE_DEFAULT,
-						 buf, 14),
+	ck_assert_str_eq(unpkg_force_names(DPKG_DEFAULTS, buf, 14),
 			 "security-mac");
 	ck_assert_str_eq(unpkg_script_desc(buf, sizeof(buf), "old", "foo",
 					   "prerm"),
@@ -1173,7 +1175,7 @@ static void compare(const char *droot, const char *uroot, const char *name,
  * configuration forces, and script-chrootless when given. */
 static const char *dpkg_force(int chrootless, char *buf, size_t size)
 {
-	unsigned int bits = UNPKG_SCRIPT_FORCE_DEFAULT;
+	unsigned int bits = DPKG_DEFAULTS;
 	struct unpkg_dpkgcfg cfg;
 	struct unpkg_err err;
 	unsigned int i;
@@ -1184,14 +1186,14 @@ static const char *dpkg_force(int chrootless, char *buf, size_t size)
 	for (i = 0; i < 28; i++) {
 		char name[64];
 
-		unpkg_script_force_list(1u << i, name, sizeof(name));
+		unpkg_force_names(1u << i, name, sizeof(name));
 		if (unpkg_dpkgcfg_force(&cfg, name, NULL))
 			bits |= 1u << i;
 	}
 	unpkg_dpkgcfg_destroy(&cfg);
 	if (chrootless)
-		bits |= UNPKG_SCRIPT_FORCE_SCRIPT_CHROOTLESS;
-	return unpkg_script_force_list(bits, buf, size);
+		bits |= UNPKG_FORCE_SCRIPT_CHROOTLESS;
+	return unpkg_force_names(bits, buf, size);
 }
 
 static void same_as_dpkg(int chrootless)
