@@ -18,7 +18,6 @@
 #include "config.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,22 +27,9 @@
 #include "stanza.h"
 #include "version.h"
 
-#define FAIL(...)                                                     \
-	do {                                                          \
-		fprintf(stderr, "fuzz_control: " __VA_ARGS__);        \
-		fputc('\n', stderr);                                  \
-		abort();                                              \
-	} while (0)
+#include "fuzz-common.h"
 
-static void check_err(const struct unpkg_err *err, const char *what)
-{
-	if (err->code == UNPKG_ERR_NONE)
-		FAIL("%s failed without an error code", what);
-	if (memchr(err->msg, '\0', sizeof(err->msg)) == NULL)
-		FAIL("%s: error message not terminated", what);
-	if (err->msg[0] == '\0')
-		FAIL("%s failed with an empty message", what);
-}
+const char fuzz_target_name[] = "fuzz_control";
 
 static void same_para(const struct unpkg_para *a, const struct unpkg_para *b,
 		      const char *what)
@@ -102,11 +88,11 @@ static void check_version_text(const char *s, struct unpkg_version *prev,
 	unpkg_err_init(&err);
 	r = unpkg_version_parse(&v, s, &err);
 	if (r < 0) {
-		check_err(&err, "unpkg_version_parse");
+		fuzz_check_err(&err, "unpkg_version_parse");
 		unpkg_err_init(&err);
 		r = unpkg_version_parse_lax(&v, s, &err);
 		if (r < 0) {
-			check_err(&err, "unpkg_version_parse_lax");
+			fuzz_check_err(&err, "unpkg_version_parse_lax");
 			(void)unpkg_version_compare_str(s, "1.0");
 			return;
 		}
@@ -149,7 +135,7 @@ static void check_relation_text(const char *field, const char *value)
 		unpkg_err_init(&err);
 		if ((lax ? unpkg_relations_parse_lax(&r, field, value, &err)
 			 : unpkg_relations_parse(&r, field, value, &err)) < 0) {
-			check_err(&err, "unpkg_relations_parse");
+			fuzz_check_err(&err, "unpkg_relations_parse");
 			if (r.count != 0)
 				FAIL("failed relation parse left %zu "
 				     "relations", r.count);
@@ -176,11 +162,12 @@ static void check_relation_text(const char *field, const char *value)
 }
 
 static const struct unpkg_stanza_state states[] = {
-	{ "install", "ok", "installed", NULL, NULL },
-	{ "install", "reinstreq", "half-installed", NULL, NULL },
-	{ "install", "ok", "unpacked", "\n /etc/x 0123456789abcdef0123456789abcdef",
-	  "1.0" },
-	{ "purge", "ok", "not-installed", NULL, NULL },
+	{ .want = "install", .flag = "ok", .status = "installed" },
+	{ .want = "install", .flag = "reinstreq", .status = "half-installed" },
+	{ .want = "install", .flag = "ok", .status = "unpacked",
+	  .conffiles = "\n /etc/x 0123456789abcdef0123456789abcdef",
+	  .config_version = "1.0" },
+	{ .want = "purge", .flag = "ok", .status = "not-installed" },
 };
 
 static void check_stanzas(const struct unpkg_para *p)
@@ -195,7 +182,7 @@ static void check_stanzas(const struct unpkg_para *p)
 
 		unpkg_err_init(&err);
 		if (unpkg_stanza_format(p, &states[i], &text, &err) < 0) {
-			check_err(&err, "unpkg_stanza_format");
+			fuzz_check_err(&err, "unpkg_stanza_format");
 			continue;
 		}
 		unpkg_para_init(&q);
@@ -233,7 +220,7 @@ static void check_para(const struct unpkg_para *p, int lax,
 	roundtrip_para(p, lax);
 	unpkg_err_init(&err);
 	if (unpkg_stanza_check_control(p, &warning, &err) < 0)
-		check_err(&err, "unpkg_stanza_check_control");
+		fuzz_check_err(&err, "unpkg_stanza_check_control");
 	check_stanzas(p);
 	for (i = 0; i < p->count; i++) {
 		const struct unpkg_field *f = &p->fields[i];
@@ -250,8 +237,6 @@ static void check_para(const struct unpkg_para *p, int lax,
 			check_version_text(f->value, prev, have_prev);
 	}
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -270,7 +255,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else if (p.count != 0)
 		FAIL("failed parse left %zu fields", p.count);
 	else
-		check_err(&err, "unpkg_para_parse");
+		fuzz_check_err(&err, "unpkg_para_parse");
 	unpkg_para_destroy(&p);
 
 	/* A status file: every paragraph. */
@@ -279,7 +264,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unpkg_err_init(&err);
 		r = unpkg_para_next(buf, size, &pos, &line, &p, &err);
 		if (r < 0) {
-			check_err(&err, "unpkg_para_next");
+			fuzz_check_err(&err, "unpkg_para_next");
 			if (p.count != 0)
 				FAIL("failed parse left %zu fields", p.count);
 			break;

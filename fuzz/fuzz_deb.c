@@ -17,40 +17,21 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "deb.h"
 #include "err.h"
 
 #include "deb_mutator.h"
+#include "fuzz-common.h"
 
 #define READ_CAP (8 << 20)
 
-#define FAIL(...)                                                     \
-	do {                                                          \
-		fprintf(stderr, "fuzz_deb: " __VA_ARGS__);            \
-		fputc('\n', stderr);                                  \
-		abort();                                              \
-	} while (0)
+const char fuzz_target_name[] = "fuzz_deb";
 
 static int memfd = -1;
 static volatile unsigned char sink;
-
-static void check_err(const struct unpkg_err *err, const char *what)
-{
-	if (err->code == UNPKG_ERR_NONE)
-		FAIL("%s failed without an error code", what);
-	if (memchr(err->msg, '\0', sizeof(err->msg)) == NULL)
-		FAIL("%s: error message not terminated", what);
-	if (err->msg[0] == '\0')
-		FAIL("%s failed with an empty message", what);
-}
 
 /* `p` is in deb.h's normal form ("" allowed only if `allow_root`). */
 static void check_normal(const char *p, int allow_root, const char *what)
@@ -77,39 +58,12 @@ static void check_normal(const char *p, int allow_root, const char *what)
 	}
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	memfd = memfd_create("fuzz.deb", MFD_CLOEXEC);
-	if (memfd < 0) {
-		perror("fuzz_deb: memfd_create");
-		abort();
-	}
+	memfd = fuzz_memfd("fuzz.deb");
 	return 0;
-}
-
-static void load(const uint8_t *data, size_t size)
-{
-	size_t done = 0;
-
-	if (ftruncate(memfd, 0) < 0)
-		FAIL("ftruncate: %s", strerror(errno));
-	while (done < size) {
-		ssize_t n = pwrite(memfd, data + done, size - done,
-				   (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			FAIL("pwrite: %s", strerror(errno));
-		done += (size_t)n;
-	}
-	if (lseek(memfd, 0, SEEK_SET) != 0)
-		FAIL("lseek: %s", strerror(errno));
 }
 
 static void check_members(const struct unpkg_deb *deb)
@@ -195,7 +149,7 @@ static void read_entries(struct unpkg_deb *deb)
 				break;
 		}
 		if (r < 0) {
-			check_err(&err, "unpkg_deb_read");
+			fuzz_check_err(&err, "unpkg_deb_read");
 			unpkg_err_init(&err);
 			if (unpkg_deb_next(deb, &e, &err) >= 0)
 				FAIL("reader went on after a read error");
@@ -206,7 +160,7 @@ static void read_entries(struct unpkg_deb *deb)
 			     (long long)total, (long long)e.size);
 	}
 	if (r < 0) {
-		check_err(&err, "unpkg_deb_next");
+		fuzz_check_err(&err, "unpkg_deb_next");
 		unpkg_err_init(&err);
 		if (unpkg_deb_next(deb, &e, &err) >= 0)
 			FAIL("reader went on after an error");
@@ -222,10 +176,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct unpkg_deb *deb = NULL;
 	struct unpkg_err err;
 
-	load(data, size);
+	fuzz_load(memfd, data, size);
 	unpkg_err_init(&err);
 	if (unpkg_deb_open_fd(memfd, "fuzz.deb", &deb, &err) < 0) {
-		check_err(&err, "unpkg_deb_open_fd");
+		fuzz_check_err(&err, "unpkg_deb_open_fd");
 		if (deb != NULL)
 			FAIL("failed open returned a reader");
 		return 0;

@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,15 +46,11 @@
 #include "strmap.h"
 
 #include "deb_mutator.h"
+#include "fuzz-common.h"
 
 #define FILE_CAP (8 << 20)
 
-#define FAIL(...)                                                     \
-	do {                                                          \
-		fprintf(stderr, "fuzz_extract: " __VA_ARGS__);        \
-		fputc('\n', stderr);                                  \
-		abort();                                              \
-	} while (0)
+const char fuzz_target_name[] = "fuzz_extract";
 
 static int memfd = -1;
 static char base[4096];
@@ -272,9 +267,6 @@ static void cleanup(void)
 	}
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *tmp = getenv("UNPKG_FUZZ_DIR");
@@ -318,28 +310,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	signal(SIGXFSZ, SIG_IGN);
 	if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
 		FAIL("setrlimit: %s", strerror(errno));
-	memfd = memfd_create("fuzz.deb", MFD_CLOEXEC);
-	if (memfd < 0)
-		FAIL("memfd_create: %s", strerror(errno));
+	memfd = fuzz_memfd("fuzz.deb");
 	return 0;
-}
-
-static void load(const uint8_t *data, size_t size)
-{
-	size_t done = 0;
-
-	if (ftruncate(memfd, 0) < 0)
-		FAIL("ftruncate: %s", strerror(errno));
-	while (done < size) {
-		ssize_t n = pwrite(memfd, data + done, size - done,
-				   (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			FAIL("pwrite: %s", strerror(errno));
-		done += (size_t)n;
-	}
 }
 
 /* The conffiles of the package, as install.c reads them: absolute paths,
@@ -411,16 +383,15 @@ static void extract_once(unsigned int root_flags)
 
 		read_conffiles(deb, &conffiles, &keys, &nkeys);
 		if (unpkg_extract(deb, &o, &list, &err) < 0) {
-			if (err.code == UNPKG_ERR_NONE || err.msg[0] == '\0')
-				FAIL("extract failed without a message");
+			fuzz_check_err(&err, "unpkg_extract");
 		} else {
 			for (i = 0; i < list.count; i++)
 				if (list.files[i].path[0] != '/')
 					FAIL("file list entry '%s'",
 					     list.files[i].path);
 		}
-	} else if (err.code == UNPKG_ERR_NONE || err.msg[0] == '\0') {
-		FAIL("open failed without a message");
+	} else {
+		fuzz_check_err(&err, "unpkg_deb_open_fd");
 	}
 	/* Before the abort: an entry staged outside the root would be
 	 * removed by it again, so look now. */
@@ -456,7 +427,7 @@ static void extract_once(unsigned int root_flags)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	load(data, size);
+	fuzz_load(memfd, data, size);
 	/* libFuzzer installs its own SIGXFSZ handler after initialisation;
 	 * a file past RLIMIT_FSIZE must fail with EFBIG instead. */
 	signal(SIGXFSZ, SIG_IGN);

@@ -48,6 +48,8 @@
 #   I6           the same install run again exits 0 and gives exactly the
 #                tree and database of the crash-free run, no *.dpkg-new /
 #                *.dpkg-tmp left; a second run changes nothing
+# The checks of I1-I7 are those of tests/integration/faults.sh (both use
+# tests/integration/invariants.sh).
 #
 # Installers ("rows"): unpkg:STRATEGY (--sync=dpkg|batch|uring|syncfs|
 # none), unpkg-broken:STRATEGY (a build with -DUNPKG_BROKEN_RENAME_FIRST,
@@ -82,6 +84,8 @@
 TEST_NAME=powerloss
 # shellcheck source=tests/integration/lib.sh
 . "${TESTLIB:?TESTLIB is not set}"
+# shellcheck source=tests/integration/invariants.sh
+. "$(dirname "$TESTLIB")/invariants.sh"
 need_cmd losetup mount umount mountpoint setsid truncate awk md5sum find sort cmp
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -142,6 +146,8 @@ mount -t tmpfs -o size=6g,mode=0700 unpkg-powerloss "$W" 2>/dev/null ||
 	skip "cannot mount file systems here"
 register_mount "$W"
 mkdir -p "$W/m" "$W/fuse"
+# the scratch files of the checks (invariants.sh)
+INV_WORK=$W
 truncate -s 1M "$W/probe.img"
 probe=$(losetup --find --show "$W/probe.img" 2>/dev/null) ||
 	skip "cannot attach a loop device here (no free loop device or no loop driver)"
@@ -352,169 +358,9 @@ run_installer() {
 }
 
 # --- what a root looks like ---------------------------------------------------
-
-# statuses ROOT: "PACKAGE VERSION WANT EFLAG STATE" lines.
-statuses() {
-	dpkg-query --root="$1" -W -f='${Package} ${Version} ${Status}\n'
-}
-
-# fingerprint ROOT: one line per path (PATH TYPE MODE UID:GID [size md5]
-# [-> TARGET] [mtime] [hardlink=FIRST]); the database's files with their
-# content hash and no time, but for lock files and status-old.  Paths
-# must not contain white space (true of the fixtures).
-fingerprint() {
-	local root=${1%/}
-	(cd "$root" && find . -type f -print0 | xargs -0r md5sum) >"$W/fp.md5"
-	find "$root" -printf '%y %n %D:%i %m %U:%G %s %T@ %P\t%l\n' |
-		awk -v md5="$W/fp.md5" '
-	BEGIN {
-		while ((getline l <md5) > 0) {
-			p = substr(l, 35); sub(/^\.\//, "", p); sum[p] = substr(l, 1, 32)
-		}
-		split("lock lock-frontend status-old triggers/Lock", x, " ")
-		for (i in x) skip["var/lib/dpkg/" x[i]] = 1
-	}
-	{
-		tab = index($0, "\t"); target = substr($0, tab + 1)
-		split(substr($0, 1, tab - 1), f, " ")
-		p = f[8]; if (p == "") p = "."
-		if (p in skip) next
-		if (p == "var/lib/dpkg/triggers/Unincorp" && f[6] == 0) next
-		isdb = p == "var/lib/dpkg" || substr(p, 1, 13) == "var/lib/dpkg/"
-		line = p " " f[1] " " sprintf("%04d", f[4]) " " f[5]
-		if (f[1] == "f") line = line " size=" f[6] " md5=" sum[p]
-		if (f[1] == "l") line = line " -> " target
-		if (f[1] != "d" && !isdb) line = line " mtime=" f[7]
-		n++; L[n] = line; T[n] = f[1]; I[n] = f[3]; K[n] = f[2]
-		if (f[1] != "d" && f[2] > 1 && (!(f[3] in first) || p < first[f[3]]))
-			first[f[3]] = p
-	}
-	END {
-		for (i = 1; i <= n; i++) {
-			if (T[i] != "d" && K[i] > 1) L[i] = L[i] " hardlink=" first[I[i]]
-			print L[i]
-		}
-	}' | sort
-}
-
-# pkg_paths ROOT: "PKG TAB PATH TAB conf|-" for the packages of the run.
-pkg_paths() {
-	local root=$1 pkg p
-	for pkg in "${PKGS[@]}"; do
-		case $(dpkg-query --root="$root" -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true) in
-		"" | not-installed) continue ;;
-		esac
-		while IFS= read -r p; do
-			[ "$p" = /. ] || printf '%s\t%s\t-\n' "$pkg" "${p#/}"
-		done < <(dpkg-query --root="$root" -L "$pkg")
-		dpkg-query --root="$root" -W -f='${Conffiles}\n' "$pkg" |
-			awk -v pkg="$pkg" 'NF >= 2 { sub(/^\//, "", $1); print pkg "\t" $1 "\tconf" }'
-	done
-}
-
-# The invariants on one state.  Input files: PATHS (PKG TAB PATH TAB
-# conf|-), VERSIONS (PKG OLD NEW, "-" for none), fingerprints OLD, NEW and
-# CURRENT, statuses CURRENT and BEFORE.  Output: one "Ix: what" line per
-# violation, with a "[known bug: TAG]" suffix where the state is the
-# signature of a known bug.
-# shellcheck disable=SC2016
-CHECKER='
-function key(l,  i) { i = index(l, " "); return i ? substr(l, 1, i - 1) : l }
-function bad(inv, msg) { print inv ": " msg }
-function put(arr, l,  k) {
-	k = key(l)
-	if (substr(k, 1, 13) == "var/lib/dpkg/") {
-		if (k ~ /^var\/lib\/dpkg\/info\/[^\/]+$/ && k !~ /\.dpkg-(new|tmp)$/) arr[k] = l
-		return
-	}
-	sub(/ hardlink=[^ ]*$/, "", l)
-	arr[k] = l
-}
-# differs(ARR, P): the first info/P.* file of CURRENT that is not as in ARR
-function differs(arr, P,  k, pre, n) {
-	pre = "var/lib/dpkg/info/" P "."; n = length(pre)
-	for (k in C) if (substr(k, 1, n) == pre && (!(k in arr) || arr[k] != C[k])) return k
-	for (k in arr) if (substr(k, 1, n) == pre && !(k in C)) return k " (missing)"
-	return ""
-}
-# staged(P): P is NAME.dpkg-new or NAME.dpkg-tmp, or lies in a directory
-# so named, for a NAME of a package of the run or of the old tree
-function staged(p,  parts, n, i, b) {
-	n = split(p, parts, "/"); b = ""
-	for (i = 1; i <= n; i++) {
-		b = (i == 1) ? parts[1] : b "/" parts[i]
-		if (b ~ /\.dpkg-(new|tmp)$/) {
-			sub(/\.dpkg-(new|tmp)$/, "", b)
-			return (b in own || b in O)
-		}
-	}
-	return 0
-}
-FILENAME == ARGV[1] { split($0, a, "\t"); own[a[2]] = a[1]; if (a[3] == "conf") conf[a[2]] = 1; next }
-FILENAME == ARGV[2] { oldv[$1] = $2; newv[$1] = $3; inrun[$1] = 1; next }
-FILENAME == ARGV[3] { put(O, $0); next }
-FILENAME == ARGV[4] { put(N, $0); next }
-FILENAME == ARGV[5] { put(C, $0); next }
-FILENAME == ARGV[6] { ver[$1] = $2; ef[$1] = $4; st[$1] = $5; cur[$1] = $0; next }
-FILENAME == ARGV[7] { before[$1] = $0; next }
-END {
-	for (p in C) {
-		if (p in own || substr(p, 1, 13) == "var/lib/dpkg/") continue
-		if (p in O) {
-			if (C[p] != O[p]) bad("I7", "a path of no package of the run changed: [" O[p] "] -> [" C[p] "]")
-			continue
-		}
-		if (staged(p)) continue
-		bad("I2", "unexpected path: [" C[p] "]")
-	}
-	for (p in O)
-		if (!(p in own) && !(p in C) && substr(p, 1, 13) != "var/lib/dpkg/")
-			bad("I7", "a path of no package of the run disappeared: [" O[p] "]")
-	for (p in own) {
-		P = own[p]
-		c = (p in C) ? C[p] : "ABSENT"; o = (p in O) ? O[p] : "ABSENT"; n = (p in N) ? N[p] : "ABSENT"
-		if (c != o && c != n) {
-			bad("I1", P ": " p " is [" c "], neither old [" o "] nor new [" n "]" \
-				(c ~ /^[^ ]+ d 0000 / ? " [known bug: dir-mode]" : ""))
-			continue
-		}
-		if (o == n) continue
-		if (c == o) { if (p in conf) cold[P] = p; else hold[P] = p }
-		else if (p in conf) cnew[P] = p
-		else hnew[P] = p
-	}
-	for (P in before) {
-		if (P in inrun) continue
-		if (cur[P] != before[P]) bad("I7", P " is not part of the run: status [" before[P] "] became [" cur[P] "]")
-		if ((k = differs(O, P)) != "") bad("I7", P " is not part of the run: " k " changed")
-	}
-	for (P in inrun) {
-		s = (P in st) ? st[P] : "absent"
-		desc = P " (status " ((P in ef) ? ef[P] : "-") " " s " " ver[P] ")"
-		unpacked_new = s == "unpacked" && ver[P] == newv[P]
-		anyold = (P in hold) || ((P in cold) && !unpacked_new)
-		anynew = (P in hnew) || (P in cnew)
-		newp = (P in hnew) ? hnew[P] : cnew[P]
-		if (anyold && anynew && !(s == "half-installed" && ef[P] == "reinstreq"))
-			bad("I5", desc ": old " ((P in hold) ? hold[P] : cold[P]) " and new " newp " side by side")
-		if (s == "half-installed") {
-			if (ef[P] != "reinstreq") bad("I5", desc ": half-installed without reinstreq")
-		} else if (s == "unpacked" || s == "installed" || s == "half-configured" || s ~ /^triggers-/) {
-			if (ver[P] == newv[P]) {
-				if (P in hold) bad("I4", desc ": " hold[P] " is still old")
-				if (s != "unpacked" && s != "half-configured" && (P in cold)) bad("I4", desc ": conffile " cold[P] " is still old")
-				if ((k = differs(N, P)) != "") bad("I4", desc ": " k " is not that version'"'"'s")
-			} else if (ver[P] == oldv[P]) {
-				if (anynew) bad("I5", desc ": recorded at the old version, " newp " is new")
-				if ((k = differs(O, P)) != "") bad("I5", desc ": recorded at the old version, " k " changed")
-			} else
-				bad("I3", desc ": a version the run neither started from nor installs")
-		} else if (s == "absent" || s == "not-installed") {
-			if (anynew) bad("I5", desc ": not recorded, " newp " is new")
-		} else
-			bad("I3", desc ": unexpected state")
-	}
-}'
+# statuses, fingerprint, pkg_paths and the checks of I1-I7 are shared with
+# tests/integration/faults.sh (tests/integration/invariants.sh); a cell's
+# reference (old.* and new.* snapshots, paths, versions) is in $C.
 
 # --- one cell: record, then replay ---------------------------------------------
 
@@ -540,7 +386,7 @@ bystander() {
 # record_cell: the recorded crash-free run of ROW/SCEN on FS, and what
 # the states are compared with (files in $C).
 record_cell() {
-	local tpl size dev pkg o n rc
+	local tpl size dev rc
 	tpl=$(scenario_tpl "$SCEN")
 	size=$(fs_size "$FS")
 	rm -rf "$C"
@@ -553,9 +399,7 @@ record_cell() {
 	fs_mkfs "$dev" || hard_error "mkfs.$FS failed"
 	fs_mount "$dev" "$W/m" || hard_error "cannot mount the new $FS"
 	cp -a "$tpl" "$W/m/root"
-	fingerprint "$W/m/root" >"$C/old.fp"
-	statuses "$W/m/root" >"$C/old.status"
-	pkg_paths "$W/m/root" >"$C/paths"
+	inv_snapshot "$W/m/root" "$C" old "${PKGS[@]}"
 	umount "$W/m"
 	detach "$dev"
 
@@ -602,22 +446,13 @@ record_cell() {
 	# relied on the kernel writing its data back later is caught here.
 	echo "written after the run" >"$W/m/bystander"
 	sync "$W/m/bystander"
-	fingerprint "$W/m/root" >"$C/new.fp"
-	statuses "$W/m/root" >"$C/new.status"
-	pkg_paths "$W/m/root" >>"$C/paths"
-	tree_manifest "$W/m/root" >"$C/new.tree"
-	db_manifest "$W/m/root" >"$C/new.db"
+	inv_snapshot "$W/m/root" "$C" new "${PKGS[@]}"
 	umount "$W/m"
 	detach "$dev"
 	umount "$W/fuse"
 	wait "$IMGFS_PID" || hard_error "imgfs failed: $(cat "$C/imgfs.err")"
 	IMGFS_PID=
-	sort -u "$C/paths" -o "$C/paths"
-	for pkg in "${PKGS[@]}"; do
-		o=$(awk -v p="$pkg" '$1 == p { print $2 }' "$C/old.status")
-		n=$(awk -v p="$pkg" '$1 == p { print $2 }' "$C/new.status")
-		echo "$pkg ${o:--} ${n:--}"
-	done >"$C/versions"
+	inv_reference "$C" "${PKGS[@]}"
 	"$CRASHIMG" info "$C/log" >"$C/info" || hard_error "crashimg: bad log"
 	# The whole log on BASE must give the final image.
 	"$CRASHIMG" build "$C/log" "$C/base.img" "$C/check.img" \
@@ -658,7 +493,7 @@ pick_states() {
 # check_state K SEED: build and check one crash state; its violations in
 # $W/viol (empty if none), its file-system verdict in FS_VERDICT.
 check_state() {
-	local k=$1 seed=$2 dev rc=0 desc
+	local k=$1 seed=$2 dev desc
 	local v=$W/viol
 	: >"$v"
 	FS_VERDICT=clean
@@ -677,19 +512,8 @@ check_state() {
 	# I2: nothing next to the root.
 	find "$W/m" -mindepth 1 -maxdepth 1 ! -name root ! -name lost+found ! -name bystander \
 		-printf 'I2: outside the root: %P\n' >>"$v"
-	# I3: the database parses.
-	statuses "$r" >"$W/cur.status" 2>"$W/cur.err" || rc=$?
-	if [ "$rc" -ne 0 ] || [ -s "$W/cur.err" ]; then
-		echo "I3: dpkg-query -W exit $rc: $(head -c 200 "$W/cur.err" | tr '\n' ' ')" >>"$v"
-	fi
-	rc=0
-	dpkg --root="$r" --audit >/dev/null 2>"$W/audit.err" || rc=$?
-	if grep -qi 'error' "$W/audit.err"; then
-		echo "I3: dpkg --audit exit $rc: $(head -c 200 "$W/audit.err" | tr '\n' ' ')" >>"$v"
-	fi
-	fingerprint "$r" >"$W/cur.fp"
-	awk "$CHECKER" "$C/paths" "$C/versions" "$C/old.fp" "$C/new.fp" \
-		"$W/cur.fp" "$W/cur.status" "$C/old.status" >>"$v"
+	# I1, I3, I4, I5, I7
+	inv_check_state "$r" "$C" "$v"
 	umount "$W/m"
 	# Damage the journal recovery did not mend.
 	if ! fs_check "$dev"; then
@@ -707,48 +531,16 @@ check_state() {
 	if [ "$RUN_RC" -ne 0 ]; then
 		echo "I6: the re-run exits $RUN_RC: $(grep -v '^ ' "$W/rerun.err" | tail -n 3 | tr '\n' ' ')" >>"$v"
 	fi
-	fingerprint "$r" >"$W/conv.fp"
-	if ! cmp -s "$C/new.fp" "$W/conv.fp"; then
-		tree_manifest "$r" >"$W/conv.tree"
-		db_manifest "$r" >"$W/conv.db" 2>/dev/null
-		if ! diff -u "$C/new.tree" "$W/conv.tree" >"$W/conv.diff"; then
-			echo "I6: after a re-run the tree differs from the crash-free run's:$(converge_tag)" >>"$v"
-			sed -n '3,10s/^/      /p' "$W/conv.diff" >>"$v"
-		fi
-		if ! diff -u "$C/new.db" "$W/conv.db" >"$W/conv.diff"; then
-			echo "I6: after a re-run the database differs from the crash-free run's:" >>"$v"
-			sed -n '3,10s/^/      /p' "$W/conv.diff" >>"$v"
-		fi
-	fi
+	# (leaves the fingerprint of the re-run's root in $W/conv.fp)
+	inv_check_converged "$r" "$C" "$v"
 	# shellcheck disable=SC2046
 	run_logged "$W/rerun2" run_installer "$ROW" "$r" $(scenario_debs "$SCEN")
-	fingerprint "$r" >"$W/conv2.fp"
+	fingerprint "$r" db >"$W/conv2.fp"
 	if [ "$RUN_RC" -ne 0 ] || ! cmp -s "$W/conv.fp" "$W/conv2.fp"; then
 		echo "I6: a second re-run (exit $RUN_RC) changed: $(diff "$W/conv.fp" "$W/conv2.fp" | sed -n '/^[<>]/p' | head -n 3 | tr '\n' ' ')" >>"$v"
 	fi
 	umount "$W/m"
 	detach "$dev"
-}
-
-# converge_tag: " [known bug: obsolete-left]" when the only difference of
-# the re-run's tree (conv.diff) is files of the old version left over,
-# " [known bug: dir-mode]" when it is directories of mode 0000.
-converge_tag() {
-	awk -v old="$C/old.fp" '
-	BEGIN { while ((getline l <old) > 0) { split(l, f, " "); O[f[1]] = 1 } }
-	NR <= 2 || !/^[-+]/ { next }
-	{ p = substr($1, 2); if (/^\+/) plus[p] = $0; else minus[p] = 1 }
-	END {
-		for (p in plus) {
-			if (plus[p] ~ / d 0000 /) d++
-			else if (!(p in minus) && (p in O)) o++
-			else other++
-		}
-		for (p in minus) if (!(p in plus)) other++
-		if (other || d + o == 0) exit
-		if (d && !o) print " [known bug: dir-mode]"
-		else if (o && !d) print " [known bug: obsolete-left]"
-	}' "$W/conv.diff"
 }
 
 # classify: the tag of the violations in $W/viol: "known TAG" when every

@@ -48,7 +48,8 @@
 #    database, a root on tmpfs and a root on overlayfs (each compared with
 #    dpkg on an identical root), and sync_file_range failing with ENOSYS
 #    (the syncfs fallback, killed like in 1).
-# doc/reliability.md has the results and the bugs this test found.
+# doc/reliability.md has the results and the bugs this test found.  The
+# checks of I1-I7 are in invariants.sh, shared with tests/crash/powerloss.sh.
 #
 # Environment:
 #   UNPKG_FAULTS_FULL=changes every call that changes the file system of
@@ -68,6 +69,8 @@
 #                             instead of a tmpfs
 # shellcheck source=tests/integration/lib.sh
 . "${TESTLIB:?TESTLIB is not set}"
+# shellcheck source=tests/integration/invariants.sh
+. "$(dirname "$TESTLIB")/invariants.sh"
 need_cmd strace cp awk sort cmp mountpoint
 
 # strace must be able to trace and inject (ptrace may be forbidden).
@@ -95,6 +98,8 @@ if [ "${UNPKG_FAULTS_TMPFS:-1}" = 1 ] && [ "${UNPKG_TEST_KEEP:-0}" != 1 ] &&
 fi
 # Every run happens at this path, so traces of different runs compare.
 ROOT=$W/root
+# the scratch files of the checks (invariants.sh)
+INV_WORK=$W
 
 # --- fixtures ---------------------------------------------------------------
 
@@ -271,264 +276,27 @@ scenario_strace_opts() {
 	esac
 }
 
-# statuses ROOT: "PACKAGE VERSION WANT EFLAG STATE" for every package.
-statuses() {
-	dpkg-query --root="$1" -W -f='${Package} ${Version} ${Status}\n'
-}
-
-# fingerprint ROOT [db]: what tree_manifest says about ROOT (one line per
-# path: PATH TYPE MODE UID:GID [size=N md5=HEX] [-> TARGET] [mtime=T]
-# [hardlink=FIRST]), computed with a few processes instead of a shell loop
-# (the kill loop needs it thousands of times).  With "db", the files
-# db_manifest compares are included, without their times.  Paths must not
-# contain white space (true of the fixtures here).
-fingerprint() {
-	local root=${1%/} db=${2:-}
-	(cd "$root" && find . -path ./var/log -prune -o -type f -print0 |
-		xargs -0r md5sum) >"$W/fp.md5"
-	find "$root" -path "$root/var/log" -prune -o \
-		-printf '%y %n %D:%i %m %U:%G %s %T@ %P\t%l\n' |
-		awk -v md5="$W/fp.md5" -v db="$db" '
-	BEGIN {
-		while ((getline l <md5) > 0) {
-			p = substr(l, 35)
-			sub(/^\.\//, "", p)
-			sum[p] = substr(l, 1, 32)
-		}
-		split("lock lock-frontend status-old triggers/Lock", x, " ")
-		for (i in x) skip["var/lib/dpkg/" x[i]] = 1
-	}
-	{
-		tab = index($0, "\t")
-		target = substr($0, tab + 1)
-		head = substr($0, 1, tab - 1)
-		split(head, f, " ")
-		p = f[8]
-		if (p == "") p = "."
-		isdb = p == "var/lib/dpkg" || substr(p, 1, 13) == "var/lib/dpkg/"
-		if (isdb && (db == "" || p in skip)) next
-		if (p == "var/lib/dpkg/triggers/Unincorp" && f[6] == 0) next
-		line = p " " f[1] " " sprintf("%04d", f[4]) " " f[5]
-		if (f[1] == "f") line = line " size=" f[6] " md5=" sum[p]
-		if (f[1] == "l") line = line " -> " target
-		if (f[1] != "d" && !isdb) line = line " mtime=" f[7]
-		n++
-		L[n] = line; P[n] = p; T[n] = f[1]; I[n] = f[3]; K[n] = f[2]
-		if (f[1] != "d" && f[2] > 1 && (!(f[3] in first) || p < first[f[3]]))
-			first[f[3]] = p
-	}
-	END {
-		for (i = 1; i <= n; i++) {
-			if (T[i] != "d" && K[i] > 1) L[i] = L[i] " hardlink=" first[I[i]]
-			print L[i]
-		}
-	}' | sort
-}
-
-# pkg_paths ROOT PKG: the paths dpkg -L lists (no leading slash), and
-# the conffiles tagged "conf".
-pkg_paths() {
-	local root=$1 pkg=$2 p
-	case $(dpkg-query --root="$root" -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true) in
-	"" | not-installed) return 0 ;;
-	esac
-	while IFS= read -r p; do
-		[ "$p" = /. ] && continue
-		printf '%s\t%s\t-\n' "$pkg" "${p#/}"
-	done < <(dpkg-query --root="$root" -L "$pkg")
-	dpkg-query --root="$root" -W -f='${Conffiles}\n' "$pkg" |
-		awk -v pkg="$pkg" 'NF >= 2 { sub(/^\//, "", $1); print pkg "\t" $1 "\tconf" }'
-}
-
 # --- the contract after a fault ---------------------------------------------
 
-# The checker reads PATHS (PKG TAB PATH TAB conf|-), VERSIONS (PKG OLD NEW,
-# "-" for none), the fingerprints (with the database) OLD and NEW of the
-# crash-free run and CURRENT, and the statuses now and before the run
-# ("PKG VERSION WANT EFLAG STATE").  It prints one line per violation,
-# "INVARIANT: what".  A path of a package of the run must be in its old or
-# its new state (absent counts as a state), every other path as before;
-# the states of a package's paths must agree with its status, and so
-# must its info/ files.
-# shellcheck disable=SC2016
-CHECKER='
-function key(l,  i) { i = index(l, " "); return i ? substr(l, 1, i - 1) : l }
-function v(inv, msg) { print inv ": " msg; bad++ }
-function known(tag) { return "[known bug: " tag "]" }
-function put(arr, l,  k) {
-	k = key(l)
-	if (substr(k, 1, 13) == "var/lib/dpkg/") {
-		if (k ~ /^var\/lib\/dpkg\/info\/[^\/]+$/ && k !~ /\.dpkg-(new|tmp)$/)
-			arr[k] = l
-		return
-	}
-	sub(/ hardlink=[^ ]*$/, "", l)
-	arr[k] = l
-}
-# same_info(ARR, P): info/P.* in CURRENT is what ARR has
-function same_info(arr, P,  k, pre, n) {
-	pre = "var/lib/dpkg/info/" P "."
-	n = length(pre)
-	for (k in C) if (substr(k, 1, n) == pre && (!(k in arr) || arr[k] != C[k])) return k
-	for (k in arr) if (substr(k, 1, n) == pre && !(k in C)) return k " (missing)"
-	return ""
-}
-FILENAME == ARGV[1] { split($0, a, "\t"); own[a[2]] = a[1]; if (a[3] == "conf") conf[a[2]] = 1; next }
-FILENAME == ARGV[2] { oldv[$1] = $2; newv[$1] = $3; pk[$1] = 1; next }
-FILENAME == ARGV[3] { put(O, $0); next }
-FILENAME == ARGV[4] { put(N, $0); next }
-FILENAME == ARGV[5] { put(C, $0); next }
-FILENAME == ARGV[6] { ver[$1] = $2; eflag[$1] = $4; state[$1] = $5; cur[$1] = $0; next }
-FILENAME == ARGV[7] { before[$1] = $0; next }
-END {
-	for (p in C) {
-		if (p in own || substr(p, 1, 13) == "var/lib/dpkg/") continue
-		if (p in O) {
-			if (C[p] != O[p]) v("I7", "a path no package of the run owns changed: [" O[p] "] -> [" C[p] "]")
-			continue
-		}
-		base = p
-		if (sub(/\.dpkg-(new|tmp)$/, "", base) && (base in own || base in O)) continue
-		# what lies beneath an old directory moved aside whole
-		if (match(p, /\.dpkg-tmp\//) && ((base = substr(p, 1, RSTART - 1)) in O)) continue
-		v("I2", "unexpected path: [" C[p] "]")
-	}
-	for (p in O)
-		if (!(p in own) && !(p in C) && substr(p, 1, 13) != "var/lib/dpkg/")
-			v("I7", "a path no package of the run owns disappeared: [" O[p] "]")
-	for (p in own) {
-		P = own[p]
-		c = (p in C) ? C[p] : "ABSENT"
-		o = (p in O) ? O[p] : "ABSENT"
-		n = (p in N) ? N[p] : "ABSENT"
-		if (c != o && c != n) {
-			v("I1", P ": " p " is [" c "], neither old [" o "] nor new [" n "]" \
-				(c ~ /^[^ ]+ d 0000 / ? " " known("dir-mode") : ""))
-			continue
-		}
-		if (o == n) continue
-		if (c == o) { if (p in conf) cold[P] = p; else hold[P] = p }
-		else {
-			if (p in conf) cnew[P] = p; else hnew[P] = p
-			# new states other than "an old file is gone"
-			if (n != "ABSENT") kept[P] = p
-		}
-	}
-	for (P in before) {
-		if (P in pk) continue
-		if (cur[P] != before[P]) v("I7", P " is not part of the run; its status was [" before[P] "], now [" cur[P] "]")
-		if ((k = same_info(O, P)) != "") v("I7", P " is not part of the run; its " k " changed")
-	}
-	for (P in pk) {
-		# for the caller: "PKG NEWPATH" (- when no path is new)
-		if (newness != "") print P, (P in hnew ? hnew[P] : (P in cnew ? cnew[P] : "-")) >newness
-		st = (P in state) ? state[P] : "absent"
-		ef = (P in eflag) ? eflag[P] : "-"
-		desc = P " (status " ef " " st " " ver[P] ")"
-		# unpacked, a new version keeps its new conffiles as .dpkg-new
-		unpacked_new = st == "unpacked" && ver[P] == newv[P]
-		anyold = (P in hold) || ((P in cold) && !unpacked_new)
-		anynew = (P in hnew) || (P in cnew)
-		# the known bugs these states point to
-		tag = ""
-		if (!(P in kept)) tag = " " known("obsolete-not-restored")
-		else if (!(P in hold) && st == "installed" && ver[P] == newv[P]) tag = " " known("conffile-rollback")
-		if (anyold && anynew && !(st == "half-installed" && ef == "reinstreq"))
-			v("I5", desc ": old " (P in hold ? hold[P] : cold[P]) " and new " (P in hnew ? hnew[P] : cnew[P]) " side by side" tag)
-		if (st == "half-installed") {
-			if (ef != "reinstreq") v("I5", desc ": half-installed without reinstreq")
-		} else if (st == "unpacked" || st == "installed") {
-			if (ver[P] == newv[P]) {
-				if (P in hold) v("I4", desc ": " hold[P] " still old")
-				if (st == "installed" && (P in cold)) v("I4", desc ": conffile " cold[P] " still old " known("conffile-rollback"))
-				if ((k = same_info(N, P)) != "") v("I4", desc ": " k " is not that version'"'"'s")
-			} else if (ver[P] == oldv[P]) {
-				if (anynew) v("I5", desc ": recorded at the old version, " (P in hnew ? hnew[P] : cnew[P]) " new" tag)
-				if ((k = same_info(O, P)) != "") v("I5", desc ": recorded at the old version, " k " changed")
-			} else
-				v("I3", desc ": a version this run neither started from nor installs")
-		} else if (st == "absent" || st == "not-installed") {
-			if (anynew) v("I5", desc ": not recorded, " (P in hnew ? hnew[P] : cnew[P]) " new")
-		} else
-			v("I3", desc ": unexpected state")
-	}
-	exit bad > 0
-}'
+# The checks of the contract are shared with tests/crash/powerloss.sh
+# (invariants.sh): each case keeps its reference in CASE_DIR (old.* and
+# new.* snapshots, paths, versions; see prepare_case).
 
 # check_after_fault OUT: check the state a fault left in ROOT against the
 # current case (CASE_* variables, see prepare_case); violations go to OUT.
+# Leaves $W/cur.status, $W/cur.fp and $W/cur.newness (inv_check_state).
 check_after_fault() {
-	local out=$1 rc=0
-	: >"$out"
-	# I3: the database parses.
-	statuses "$ROOT" >"$W/cur.status" 2>"$W/cur.status.err" || rc=$?
-	if [ "$rc" -ne 0 ] || [ -s "$W/cur.status.err" ]; then
-		echo "I3: dpkg-query -W exit $rc: $(head -c 300 "$W/cur.status.err" | tr '\n' ' ')" >>"$out"
-	fi
-	rc=0
-	dpkg --root="$ROOT" --audit >/dev/null 2>"$W/audit.err" || rc=$?
-	if [ "$rc" -ne 0 ] || grep -q 'error' "$W/audit.err"; then
-		echo "I3: dpkg --audit exit $rc: $(head -c 300 "$W/audit.err" | tr '\n' ' ')" >>"$out"
-	fi
-	fingerprint "$ROOT" db >"$W/cur.fp"
-	awk -v newness="$W/cur.newness" "$CHECKER" "$CASE_PATHS" "$CASE_VERSIONS" "$CASE_OLD_FP" \
-		"$CASE_NEW_FP" "$W/cur.fp" "$W/cur.status" "$CASE_OLD_STATUS" >>"$out" || true
-	[ ! -s "$out" ]
-}
-
-# converge_bug: the known bug a difference between the crash-free tree
-# and the re-run's (in conv.diff) points to, if every changed line does:
-# files of the old version left over (obsolete-left), directories with
-# mode 0000 (dir-mode), a conffile kept as modified (conffile-rollback).
-converge_bug() {
-	awk -v old="$CASE_DIR/old.tree" '
-	BEGIN { while ((getline l <old) > 0) { split(l, f, " "); O[f[1]] = 1 } }
-	NR <= 2 || !/^[-+]/ { next }
-	{
-		p = substr($1, 2)
-		if (/^\+/) { plus[p] = $0 } else minus[p] = 1
-	}
-	END {
-		for (p in plus) {
-			if (plus[p] ~ / d 0000 /) d++
-			else if (p in minus) { if (p ~ /^etc\//) c++; else other++ }
-			else if (p in O) o++
-			else if (p ~ /\.dpkg-dist$/) c++
-			else other++
-		}
-		for (p in minus) if (!(p in plus)) other++
-		if (other || d + o + c == 0) exit
-		if (d && !o && !c) print " [known bug: dir-mode]"
-		else if (o && !d && !c) print " [known bug: obsolete-left]"
-		else if (c && !d && !o) print " [known bug: conffile-rollback]"
-	}' "$W/conv.diff"
+	: >"$1"
+	inv_check_state "$ROOT" "$CASE_DIR" "$1"
+	[ ! -s "$1" ]
 }
 
 # check_converged OUT: ROOT is exactly the crash-free result of the case;
 # differences go to OUT.
 check_converged() {
-	local out=$1
-	: >"$out"
-	fingerprint "$ROOT" db >"$W/conv.fp"
-	if cmp -s "$CASE_NEW_FP" "$W/conv.fp"; then
-		return 0
-	fi
-	# The fingerprints differ: the manifests of the test library decide
-	# and show how.
-	tree_manifest "$ROOT" >"$W/conv.tree"
-	db_manifest "$ROOT" >"$W/conv.db"
-	if ! diff -u "$CASE_NEW_TREE" "$W/conv.tree" >"$W/conv.diff"; then
-		echo "I6: the tree differs from the crash-free run's:$(converge_bug)" >>"$out"
-		sed -n '3,12s/^/  /p' "$W/conv.diff" >>"$out"
-	fi
-	if ! diff -u "$CASE_NEW_DB" "$W/conv.db" >"$W/conv.diff"; then
-		echo "I6: the database differs from the crash-free run's:" >>"$out"
-		sed -n '3,12s/^/  /p' "$W/conv.diff" >>"$out"
-	fi
-	local debris
-	debris=$(find "$ROOT" \( -name '*.dpkg-new' -o -name '*.dpkg-tmp' \) -printf '%P ')
-	[ -z "$debris" ] || echo "I2: debris after the re-run: $debris" >>"$out"
-	[ ! -s "$out" ]
+	: >"$1"
+	inv_check_converged "$ROOT" "$CASE_DIR" "$1"
+	[ ! -s "$1" ]
 }
 
 # --- cases: a scenario with a strategy, its crash-free run as reference -----
@@ -537,7 +305,7 @@ check_converged() {
 # produced, and set the CASE_* variables.  Returns 1 (after a check_fail)
 # if the crash-free run fails.
 prepare_case() {
-	local scen=$1 strat=$2 tpl pkg old new
+	local scen=$1 strat=$2 tpl
 	local -a debs opts
 	tpl=$(scenario_template "$scen")
 	read -ra debs <<<"$(scenario_debs "$scen")"
@@ -552,14 +320,9 @@ prepare_case() {
 	reset_root "$tpl"
 	CASE_OLD_STATUS=$CASE_DIR/old.status
 	CASE_OLD_FP=$CASE_DIR/old.fp
-	statuses "$ROOT" >"$CASE_OLD_STATUS"
-	fingerprint "$ROOT" db >"$CASE_OLD_FP"
-	tree_manifest "$ROOT" >"$CASE_DIR/old.tree"
-	db_manifest "$ROOT" >"$CASE_DIR/old.db"
 	CASE_PATHS=$CASE_DIR/paths
-	for pkg in "${PKGS[@]}"; do
-		pkg_paths "$ROOT" "$pkg"
-	done >"$CASE_PATHS.old"
+	CASE_VERSIONS=$CASE_DIR/versions
+	inv_snapshot "$ROOT" "$CASE_DIR" old "${PKGS[@]}"
 
 	# The trace: -y names the files behind descriptors, which tells a
 	# write to a file from one to stdout.
@@ -582,9 +345,7 @@ prepare_case() {
 	CASE_NEW_TREE=$CASE_DIR/new.tree
 	CASE_NEW_DB=$CASE_DIR/new.db
 	CASE_NEW_FP=$CASE_DIR/new.fp
-	tree_manifest "$ROOT" >"$CASE_NEW_TREE"
-	db_manifest "$ROOT" >"$CASE_NEW_DB"
-	fingerprint "$ROOT" db >"$CASE_NEW_FP"
+	inv_snapshot "$ROOT" "$CASE_DIR" new "${PKGS[@]}"
 	# I6: a second run of the same install changes nothing.
 	RUN_RC=0
 	strace -f -qq -o /dev/null -e trace=sync_file_range "${opts[@]}" \
@@ -595,15 +356,7 @@ prepare_case() {
 		check_fail "$CASE: installing the same packages again (exit $RUN_RC) changed the root:"
 		diff "$CASE_NEW_FP" "$CASE_DIR/again.fp" | head -n 10 >&2 || true
 	fi
-	for pkg in "${PKGS[@]}"; do
-		pkg_paths "$ROOT" "$pkg"
-	done | sort -u - "$CASE_PATHS.old" >"$CASE_PATHS"
-	CASE_VERSIONS=$CASE_DIR/versions
-	for pkg in "${PKGS[@]}"; do
-		old=$(awk -v p="$pkg" '$1 == p { print $2 }' "$CASE_OLD_STATUS")
-		new=$(statuses "$ROOT" | awk -v p="$pkg" '$1 == p { print $2 }')
-		echo "$pkg ${old:--} ${new:--}"
-	done >"$CASE_VERSIONS"
+	inv_reference "$CASE_DIR" "${PKGS[@]}"
 	# Every strategy must produce the same result.
 	if [ -e "$W/result-$scen.tree" ]; then
 		assert_same_file "$W/result-$scen.tree" "$CASE_NEW_TREE" "$CASE: tree vs. the first strategy's"

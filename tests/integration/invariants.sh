@@ -1,0 +1,331 @@
+# invariants.sh - the crash-safety contract (DESIGN.md section 3, I1-I7)
+# shellcheck shell=bash
+# checked on a root that a crash or a fault left behind, and on the root a
+# re-run made of it.  Shared by tests/integration/faults.sh (SIGKILL and
+# failing system calls) and tests/crash/powerloss.sh (power cuts).
+#
+# Sourced after lib.sh:
+#
+#     . "$(dirname "$TESTLIB")/invariants.sh"
+#
+# A case (one scenario: a root before an install and the packages the
+# install brings) keeps its reference in a directory REF:
+#   old.fp old.status old.tree old.db   the root before the install
+#   new.fp new.status new.tree new.db   after the crash-free install
+#   paths     "PKG TAB PATH TAB conf|-": every path the packages of the run
+#             own before or after it, "conf" for conffiles
+#   versions  "PKG OLD NEW" per package of the run ("-" for none)
+# made with inv_snapshot (old, then new) and inv_reference.
+#
+# Scratch files go to INV_WORK (default: the test's scratch directory); a
+# test that wants them on a tmpfs sets INV_WORK to a directory there.  Some
+# are documented as results (inv_check_state, inv_check_converged).
+#
+# Paths must not contain white space (true of the fixtures of both tests).
+
+# statuses ROOT: "PACKAGE VERSION WANT EFLAG STATE" for every package.
+statuses() {
+	dpkg-query --root="$1" -W -f='${Package} ${Version} ${Status}\n'
+}
+
+# fingerprint ROOT [db]: what tree_manifest says about ROOT, one line per
+# path (PATH TYPE MODE UID:GID [size=N md5=HEX] [-> TARGET] [mtime=T]
+# [hardlink=FIRST]), sorted, made with a few processes instead of a shell
+# loop (the fault tests need it thousands of times).  var/log is left out.
+# With "db", the database's files are included, with their content hash
+# but without their times, except dpkg's private files that db_manifest
+# leaves out too (lock files, status-old, an empty triggers/Unincorp).
+fingerprint() {
+	local root=${1%/} db=${2:-} md5=${INV_WORK:-$TESTDIR}/fp.md5
+	(cd "$root" && find . -path ./var/log -prune -o -type f -print0 |
+		xargs -0r md5sum) >"$md5"
+	find "$root" -path "$root/var/log" -prune -o \
+		-printf '%y %n %D:%i %m %U:%G %s %T@ %P\t%l\n' |
+		awk -v md5="$md5" -v db="$db" '
+	BEGIN {
+		while ((getline l <md5) > 0) {
+			p = substr(l, 35)
+			sub(/^\.\//, "", p)
+			sum[p] = substr(l, 1, 32)
+		}
+		split("lock lock-frontend status-old triggers/Lock", x, " ")
+		for (i in x) skip["var/lib/dpkg/" x[i]] = 1
+	}
+	{
+		tab = index($0, "\t")
+		target = substr($0, tab + 1)
+		split(substr($0, 1, tab - 1), f, " ")
+		p = f[8]
+		if (p == "") p = "."
+		isdb = p == "var/lib/dpkg" || substr(p, 1, 13) == "var/lib/dpkg/"
+		if (isdb && (db == "" || p in skip)) next
+		if (p == "var/lib/dpkg/triggers/Unincorp" && f[6] == 0) next
+		line = p " " f[1] " " sprintf("%04d", f[4]) " " f[5]
+		if (f[1] == "f") line = line " size=" f[6] " md5=" sum[p]
+		if (f[1] == "l") line = line " -> " target
+		if (f[1] != "d" && !isdb) line = line " mtime=" f[7]
+		n++
+		L[n] = line; T[n] = f[1]; I[n] = f[3]; K[n] = f[2]
+		if (f[1] != "d" && f[2] > 1 && (!(f[3] in first) || p < first[f[3]]))
+			first[f[3]] = p
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			if (T[i] != "d" && K[i] > 1) L[i] = L[i] " hardlink=" first[I[i]]
+			print L[i]
+		}
+	}' | sort
+}
+
+# pkg_paths ROOT PKG...: "PKG TAB PATH TAB conf|-" for each PKG that ROOT
+# has (the paths dpkg -L lists, without the leading slash, and the
+# conffiles tagged "conf").
+pkg_paths() {
+	local root=$1 pkg p
+	shift
+	for pkg in "$@"; do
+		case $(dpkg-query --root="$root" -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true) in
+		"" | not-installed) continue ;;
+		esac
+		while IFS= read -r p; do
+			[ "$p" = /. ] || printf '%s\t%s\t-\n' "$pkg" "${p#/}"
+		done < <(dpkg-query --root="$root" -L "$pkg")
+		dpkg-query --root="$root" -W -f='${Conffiles}\n' "$pkg" |
+			awk -v pkg="$pkg" 'NF >= 2 { sub(/^\//, "", $1); print pkg "\t" $1 "\tconf" }'
+	done
+}
+
+# inv_snapshot ROOT REF old|new PKG...: record what ROOT looks like before
+# (old) or after (new) the crash-free install of the case in REF.
+inv_snapshot() {
+	local root=$1 ref=$2 which=$3
+	shift 3
+	statuses "$root" >"$ref/$which.status"
+	fingerprint "$root" db >"$ref/$which.fp"
+	tree_manifest "$root" >"$ref/$which.tree"
+	db_manifest "$root" >"$ref/$which.db"
+	pkg_paths "$root" "$@" >"$ref/paths.$which"
+}
+
+# inv_reference REF PKG...: after both snapshots, the paths and versions
+# of the case.
+inv_reference() {
+	local ref=$1 pkg old new
+	shift
+	sort -u "$ref/paths.old" "$ref/paths.new" >"$ref/paths"
+	for pkg in "$@"; do
+		old=$(awk -v p="$pkg" '$1 == p { print $2 }' "$ref/old.status")
+		new=$(awk -v p="$pkg" '$1 == p { print $2 }' "$ref/new.status")
+		echo "$pkg ${old:--} ${new:--}"
+	done >"$ref/versions"
+}
+
+# The checker reads PATHS, VERSIONS, the fingerprints (with the database)
+# OLD and NEW of the crash-free run and CURRENT, and the statuses now and
+# before the run.  It prints one line per violation, "INVARIANT: what",
+# with a " [known bug: TAG]" suffix where the state is the signature of a
+# bug once found (doc/reliability.md).  A path of a package of the run must
+# be in its old or its new state (absent counts as a state), every other
+# path as before, but the in-flight run's NAME.dpkg-new / NAME.dpkg-tmp
+# (and what lies in a directory so named) for a NAME of the run or of the
+# old tree; the states of a package's paths must agree with its status,
+# and so must its info/ files.  With -v newness=FILE it also writes "PKG
+# NEWPATH" per package of the run to FILE (- when no path is new).
+# shellcheck disable=SC2016
+INV_CHECKER='
+function key(l,  i) { i = index(l, " "); return i ? substr(l, 1, i - 1) : l }
+function v(inv, msg) { print inv ": " msg }
+function known(tag) { return "[known bug: " tag "]" }
+function put(arr, l,  k) {
+	k = key(l)
+	if (substr(k, 1, 13) == "var/lib/dpkg/") {
+		if (k ~ /^var\/lib\/dpkg\/info\/[^\/]+$/ && k !~ /\.dpkg-(new|tmp)$/)
+			arr[k] = l
+		return
+	}
+	sub(/ hardlink=[^ ]*$/, "", l)
+	arr[k] = l
+}
+# same_info(ARR, P): "" if info/P.* in CURRENT is what ARR has, else the
+# first file that is not
+function same_info(arr, P,  k, pre, n) {
+	pre = "var/lib/dpkg/info/" P "."
+	n = length(pre)
+	for (k in C) if (substr(k, 1, n) == pre && (!(k in arr) || arr[k] != C[k])) return k
+	for (k in arr) if (substr(k, 1, n) == pre && !(k in C)) return k " (missing)"
+	return ""
+}
+# staged(P): P is NAME.dpkg-new or NAME.dpkg-tmp, or lies in a directory
+# so named, for a NAME of a package of the run or of the old tree
+function staged(p,  parts, n, i, b) {
+	n = split(p, parts, "/")
+	b = ""
+	for (i = 1; i <= n; i++) {
+		b = (i == 1) ? parts[1] : b "/" parts[i]
+		if (b ~ /\.dpkg-(new|tmp)$/) {
+			sub(/\.dpkg-(new|tmp)$/, "", b)
+			return (b in own || b in O)
+		}
+	}
+	return 0
+}
+function newpath(P) { return (P in hnew) ? hnew[P] : cnew[P] }
+FILENAME == ARGV[1] { split($0, a, "\t"); own[a[2]] = a[1]; if (a[3] == "conf") conf[a[2]] = 1; next }
+FILENAME == ARGV[2] { oldv[$1] = $2; newv[$1] = $3; inrun[$1] = 1; next }
+FILENAME == ARGV[3] { put(O, $0); next }
+FILENAME == ARGV[4] { put(N, $0); next }
+FILENAME == ARGV[5] { put(C, $0); next }
+FILENAME == ARGV[6] { ver[$1] = $2; eflag[$1] = $4; state[$1] = $5; cur[$1] = $0; next }
+FILENAME == ARGV[7] { before[$1] = $0; next }
+END {
+	for (p in C) {
+		if (p in own || substr(p, 1, 13) == "var/lib/dpkg/") continue
+		if (p in O) {
+			if (C[p] != O[p]) v("I7", "a path no package of the run owns changed: [" O[p] "] -> [" C[p] "]")
+			continue
+		}
+		if (staged(p)) continue
+		v("I2", "unexpected path: [" C[p] "]")
+	}
+	for (p in O)
+		if (!(p in own) && !(p in C) && substr(p, 1, 13) != "var/lib/dpkg/")
+			v("I7", "a path no package of the run owns disappeared: [" O[p] "]")
+	for (p in own) {
+		P = own[p]
+		c = (p in C) ? C[p] : "ABSENT"
+		o = (p in O) ? O[p] : "ABSENT"
+		n = (p in N) ? N[p] : "ABSENT"
+		if (c != o && c != n) {
+			v("I1", P ": " p " is [" c "], neither old [" o "] nor new [" n "]" \
+				(c ~ /^[^ ]+ d 0000 / ? " " known("dir-mode") : ""))
+			continue
+		}
+		if (o == n) continue
+		if (c == o) { if (p in conf) cold[P] = p; else hold[P] = p }
+		else {
+			if (p in conf) cnew[P] = p; else hnew[P] = p
+			# new states other than "an old file is gone"
+			if (n != "ABSENT") kept[P] = p
+		}
+	}
+	for (P in before) {
+		if (P in inrun) continue
+		if (cur[P] != before[P]) v("I7", P " is not part of the run; its status was [" before[P] "], now [" cur[P] "]")
+		if ((k = same_info(O, P)) != "") v("I7", P " is not part of the run; its " k " changed")
+	}
+	for (P in inrun) {
+		if (newness != "") print P, ((P in hnew) || (P in cnew) ? newpath(P) : "-") >newness
+		st = (P in state) ? state[P] : "absent"
+		ef = (P in eflag) ? eflag[P] : "-"
+		desc = P " (status " ef " " st " " ver[P] ")"
+		# unpacked, a new version keeps its new conffiles as .dpkg-new
+		unpacked_new = st == "unpacked" && ver[P] == newv[P]
+		anyold = (P in hold) || ((P in cold) && !unpacked_new)
+		anynew = (P in hnew) || (P in cnew)
+		# the known bugs these states point to
+		tag = ""
+		if (!(P in kept)) tag = " " known("obsolete-not-restored")
+		else if (!(P in hold) && st == "installed" && ver[P] == newv[P]) tag = " " known("conffile-rollback")
+		if (anyold && anynew && !(st == "half-installed" && ef == "reinstreq"))
+			v("I5", desc ": old " ((P in hold) ? hold[P] : cold[P]) " and new " newpath(P) " side by side" tag)
+		if (st == "half-installed") {
+			if (ef != "reinstreq") v("I5", desc ": half-installed without reinstreq")
+		} else if (st == "unpacked" || st == "installed" || st == "half-configured" || st ~ /^triggers-/) {
+			if (ver[P] == newv[P]) {
+				if (P in hold) v("I4", desc ": " hold[P] " still old")
+				if (st != "unpacked" && st != "half-configured" && (P in cold))
+					v("I4", desc ": conffile " cold[P] " still old " known("conffile-rollback"))
+				if ((k = same_info(N, P)) != "") v("I4", desc ": " k " is not that version'"'"'s")
+			} else if (ver[P] == oldv[P]) {
+				if (anynew) v("I5", desc ": recorded at the old version, " newpath(P) " new" tag)
+				if ((k = same_info(O, P)) != "") v("I5", desc ": recorded at the old version, " k " changed")
+			} else
+				v("I3", desc ": a version this run neither started from nor installs")
+		} else if (st == "absent" || st == "not-installed") {
+			if (anynew) v("I5", desc ": not recorded, " newpath(P) " new")
+		} else
+			v("I3", desc ": unexpected state")
+	}
+}'
+
+# inv_check_state ROOT REF OUT: check the state a crash or fault left in
+# ROOT against the case in REF (I1-I5, I7: the database parses, the paths
+# and statuses agree with the contract); one line per violation is
+# appended to OUT.  Left in INV_WORK: cur.status (statuses ROOT), cur.fp
+# (fingerprint ROOT db) and cur.newness ("PKG NEWPATH", see INV_CHECKER).
+inv_check_state() {
+	local root=$1 ref=$2 out=$3 w=${INV_WORK:-$TESTDIR} rc=0
+	# I3: the database parses.
+	statuses "$root" >"$w/cur.status" 2>"$w/cur.status.err" || rc=$?
+	if [ "$rc" -ne 0 ] || [ -s "$w/cur.status.err" ]; then
+		echo "I3: dpkg-query -W exit $rc: $(head -c 300 "$w/cur.status.err" | tr '\n' ' ')" >>"$out"
+	fi
+	rc=0
+	dpkg --root="$root" --audit >/dev/null 2>"$w/audit.err" || rc=$?
+	if [ "$rc" -ne 0 ] || grep -qi 'error' "$w/audit.err"; then
+		echo "I3: dpkg --audit exit $rc: $(head -c 300 "$w/audit.err" | tr '\n' ' ')" >>"$out"
+	fi
+	fingerprint "$root" db >"$w/cur.fp"
+	awk -v newness="$w/cur.newness" "$INV_CHECKER" "$ref/paths" "$ref/versions" \
+		"$ref/old.fp" "$ref/new.fp" "$w/cur.fp" "$w/cur.status" \
+		"$ref/old.status" >>"$out"
+}
+
+# inv_converge_tag DIFF OLDTREE: the known bug a difference between the
+# crash-free tree and a re-run's (unified diff DIFF of tree manifests)
+# points to, if every changed line does: files of the old version left
+# over (obsolete-left), directories with mode 0000 (dir-mode), a conffile
+# kept as modified (conffile-rollback); prints " [known bug: TAG]" or
+# nothing.
+inv_converge_tag() {
+	awk -v old="$2" '
+	BEGIN { while ((getline l <old) > 0) { split(l, f, " "); O[f[1]] = 1 } }
+	NR <= 2 || !/^[-+]/ { next }
+	{
+		p = substr($1, 2)
+		if (/^\+/) plus[p] = $0; else minus[p] = 1
+	}
+	END {
+		for (p in plus) {
+			if (plus[p] ~ / d 0000 /) d++
+			else if (p in minus) { if (p ~ /^etc\//) c++; else other++ }
+			else if (p in O) o++
+			else if (p ~ /\.dpkg-dist$/) c++
+			else other++
+		}
+		for (p in minus) if (!(p in plus)) other++
+		if (other || d + o + c == 0) exit
+		if (d && !o && !c) print " [known bug: dir-mode]"
+		else if (o && !d && !c) print " [known bug: obsolete-left]"
+		else if (c && !d && !o) print " [known bug: conffile-rollback]"
+	}' "$1"
+}
+
+# inv_check_converged ROOT REF OUT: after a re-run of the install without
+# fault, ROOT must be exactly the crash-free result (I6: tree and database
+# as in REF, no *.dpkg-new / *.dpkg-tmp left); differences are appended to
+# OUT.  Left in INV_WORK: conv.fp (fingerprint ROOT db).
+inv_check_converged() {
+	local root=$1 ref=$2 out=$3 w=${INV_WORK:-$TESTDIR} debris
+	fingerprint "$root" db >"$w/conv.fp"
+	if cmp -s "$ref/new.fp" "$w/conv.fp"; then
+		return 0
+	fi
+	# The fingerprints differ: the manifests of the test library decide
+	# and show how.
+	tree_manifest "$root" >"$w/conv.tree"
+	# (a database file torn by a crash may hold NUL bytes, which the
+	# shell warns about: the diff shows them)
+	db_manifest "$root" >"$w/conv.db" 2>/dev/null
+	if ! diff -u "$ref/new.tree" "$w/conv.tree" >"$w/conv.diff"; then
+		echo "I6: the tree differs from the crash-free run's:$(inv_converge_tag "$w/conv.diff" "$ref/old.tree")" >>"$out"
+		sed -n '3,12s/^/  /p' "$w/conv.diff" >>"$out"
+	fi
+	if ! diff -u "$ref/new.db" "$w/conv.db" >"$w/conv.diff"; then
+		echo "I6: the database differs from the crash-free run's:" >>"$out"
+		sed -n '3,12s/^/  /p' "$w/conv.diff" >>"$out"
+	fi
+	debris=$(find "$root" \( -name '*.dpkg-new' -o -name '*.dpkg-tmp' \) -printf '%P ')
+	[ -z "$debris" ] || echo "I2: debris after the re-run: $debris" >>"$out"
+	return 0
+}
