@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +23,51 @@ static int present(const struct unpkg_db_pkg *dp)
 	       strcmp(status, "config-files") != 0;
 }
 
+/* A Breaks of the new package only concerns a configured package
+ * (installed, or with triggers to process): dpkg unpacks over an unpacked
+ * or half-configured one, whose configuration then fails. */
+static int breakable(const struct unpkg_db_pkg *dp)
+{
+	const char *want, *flag, *status;
+
+	return unpkg_db_pkg_status(dp, &want, &flag, &status) == 0 &&
+	       (strcmp(status, "installed") == 0 ||
+		strcmp(status, "triggers-pending") == 0 ||
+		strcmp(status, "triggers-awaited") == 0);
+}
+
+/* The state of a package as dpkg words it in "is present and ...". */
+static const char *status_words(const struct unpkg_db_pkg *dp)
+{
+	static const char *const words[][2] = {
+		{ "half-installed",
+		  "broken due to failed removal or installation" },
+		{ "unpacked", "unpacked but not configured" },
+		{ "half-configured", "broken due to postinst failure" },
+		{ "triggers-awaited",
+		  "awaiting trigger processing by another package" },
+		{ "triggers-pending", "triggered" },
+	};
+	const char *want, *flag, *status;
+	size_t i;
+
+	if (unpkg_db_pkg_status(dp, &want, &flag, &status) < 0)
+		return "installed";
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(status, words[i][0]) == 0)
+			return words[i][1];
+	return "installed";
+}
+
 struct findings {
 	char text[4096];	/* dpkg's "regarding" lines */
 	size_t len;
 	int conflicts, breaks;
 	char broken[256];	/* the first package a Breaks names */
+	/* the packages the Breaks name, once each (keys, malloc'd) */
+	char **victims;
+	size_t nvictims;
+	int nomem;
 };
 
 static void found(struct findings *f, int breaks, const char *broken,
@@ -48,6 +89,23 @@ static void found(struct findings *f, int breaks, const char *broken,
 		snprintf(f->broken, sizeof(f->broken), "%s", broken);
 	else if (!breaks)
 		f->conflicts++;
+	if (breaks) {
+		size_t i;
+		char **v;
+
+		for (i = 0; i < f->nvictims; i++)
+			if (strcmp(f->victims[i], broken) == 0)
+				return;
+		v = realloc(f->victims, (f->nvictims + 1) * sizeof(*v));
+		if (v == NULL || (v[f->nvictims] = strdup(broken)) == NULL) {
+			if (v != NULL)
+				f->victims = v;
+			f->nomem = 1;
+			return;
+		}
+		f->victims = v;
+		f->nvictims++;
+	}
 }
 
 /* The relation as dpkg shows it: "x", "x (<< 2)". */
@@ -89,7 +147,8 @@ static int forward(struct run *r, struct pkg *p, const char *field,
 				char *text;
 
 				if (strcmp(c->pkg->name, p->name) == 0 ||
-				    !present(c->pkg) ||
+				    !(breaks ? breakable(c->pkg)
+					     : present(c->pkg)) ||
 				    (a->op != UNPKG_REL_ANY &&
 				     (c->version == NULL ||
 				      !unpkg_relop_satisfied(a->op, c->version,
@@ -98,10 +157,11 @@ static int forward(struct run *r, struct pkg *p, const char *field,
 				text = spell(a);
 				found(f, breaks, c->pkg->key,
 				      "\n %s %s %s\n  %s (version %s) "
-				      "is present and installed.", p->key,
+				      "is present and %s.", p->key,
 				      breaks ? "breaks" : "conflicts with",
 				      text != NULL ? text : a->name,
-				      c->pkg->key, v != NULL ? v : "?");
+				      c->pkg->key, v != NULL ? v : "?",
+				      status_words(c->pkg));
 				free(text);
 			}
 		}
@@ -137,62 +197,252 @@ static int names_new(const struct pkg *p, const struct unpkg_relations *prov,
 	return 0;
 }
 
-/* The fields of the packages present against the new package. */
+/* The Conflicts of every package present, parsed once per state of the
+ * database (the candidate index's: a put invalidates both, and
+ * candidates_destroy() frees this one): name -> chain of entries. */
+struct cindex_entry {
+	size_t pkg;		/* database index of the package */
+	size_t rels;		/* its parsed field in index->rels */
+	size_t rel, alt;	/* the alternative naming `name` */
+	size_t next;		/* the next entry of the chain + 1, or 0 */
+};
+
+struct conflicts_index {
+	struct unpkg_strmap names;	/* name -> first entry + 1 */
+	struct cindex_entry *v;
+	size_t n, cap;
+	struct unpkg_relations *rels;
+	size_t nrels;
+};
+
+void inst_conflicts_index_free(struct run *r)
+{
+	struct conflicts_index *x = r->cindex;
+	size_t i;
+
+	if (x == NULL)
+		return;
+	unpkg_strmap_destroy(&x->names);
+	for (i = 0; i < x->nrels; i++)
+		unpkg_relations_destroy(&x->rels[i]);
+	free(x->rels);
+	free(x->v);
+	free(x);
+	r->cindex = NULL;
+}
+
+static int index_add(struct conflicts_index *x, size_t pkg, size_t rels,
+		     size_t rel, size_t alt, struct unpkg_err *err)
+{
+	const char *name = x->rels[rels].rels[rel].alts[alt].name;
+	struct cindex_entry *e;
+	void *head = NULL;
+	int ret;
+
+	if (x->n == x->cap) {
+		size_t cap = x->cap != 0 ? x->cap * 2 : 64;
+
+		e = realloc(x->v, cap * sizeof(*e));
+		if (e == NULL)
+			return unpkg_err_nomem(err);
+		x->v = e;
+		x->cap = cap;
+	}
+	e = &x->v[x->n];
+	e->pkg = pkg;
+	e->rels = rels;
+	e->rel = rel;
+	e->alt = alt;
+	e->next = 0;
+	ret = unpkg_strmap_put(&x->names, name, (void *)(uintptr_t)(x->n + 1),
+			       &head, err);
+	if (ret < 0)
+		return -1;
+	if (ret > 0) {	/* after the head: the order does not matter */
+		struct cindex_entry *h = &x->v[(uintptr_t)head - 1];
+
+		e->next = h->next;
+		h->next = x->n + 1;
+	}
+	x->n++;
+	return 0;
+}
+
+static int build_index(struct run *r, struct unpkg_err *err)
+{
+	size_t n = unpkg_db_count(r->db), i, j, k;
+	struct conflicts_index *x;
+
+	if (r->cindex != NULL)
+		return 0;
+	x = calloc(1, sizeof(*x));
+	if (x == NULL)
+		return unpkg_err_nomem(err);
+	unpkg_strmap_init(&x->names);
+	r->cindex = x;
+	x->rels = calloc(n != 0 ? n : 1, sizeof(*x->rels));
+	if (x->rels == NULL)
+		return unpkg_err_nomem(err);
+	for (i = 0; i < n; i++) {
+		const struct unpkg_db_pkg *q = unpkg_db_at(r->db, i);
+		const char *value = unpkg_para_get(&q->para, "Conflicts");
+		struct unpkg_relations *rels = &x->rels[x->nrels];
+		struct unpkg_err ignored;
+
+		if (value == NULL || !present(q))
+			continue;
+		unpkg_err_init(&ignored);
+		unpkg_relations_init(rels);
+		/* dpkg wrote it; what it cannot read forbids nothing */
+		if (unpkg_relations_parse_lax(rels, "Conflicts", value,
+					      &ignored) < 0)
+			continue;
+		x->nrels++;
+		for (j = 0; j < rels->count; j++)
+			for (k = 0; k < rels->rels[j].count; k++)
+				if (index_add(x, i, x->nrels - 1, j, k, err) < 0)
+					return -1;
+	}
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct cindex_entry *x = *(const struct cindex_entry *const *)a;
+	const struct cindex_entry *y = *(const struct cindex_entry *const *)b;
+
+	if (x->pkg != y->pkg)
+		return x->pkg < y->pkg ? -1 : 1;
+	if (x->rel != y->rel)
+		return x->rel < y->rel ? -1 : 1;
+	return x->alt < y->alt ? -1 : x->alt > y->alt;
+}
+
+/* Collect the entries of the chain of `name` into *hits. */
+static int collect(const struct conflicts_index *x, const char *name,
+		   const struct cindex_entry ***hits, size_t *nhits,
+		   size_t *cap, struct unpkg_err *err)
+{
+	uintptr_t i = (uintptr_t)unpkg_strmap_get(&x->names, name);
+
+	for (; i != 0; i = x->v[i - 1].next) {
+		if (*nhits == *cap) {
+			size_t c = *cap != 0 ? *cap * 2 : 16;
+			const struct cindex_entry **v =
+				realloc(*hits, c * sizeof(*v));
+
+			if (v == NULL)
+				return unpkg_err_nomem(err);
+			*hits = v;
+			*cap = c;
+		}
+		(*hits)[(*nhits)++] = &x->v[i - 1];
+	}
+	return 0;
+}
+
+/* The Conflicts of the packages present against the new package (dpkg
+ * looks at their Breaks only when it configures: see
+ * inst_check_breakers()), in the order of the database. */
 static int reverse(struct run *r, struct pkg *p, struct findings *f,
 		   struct unpkg_err *err)
 {
-	static const char *const fields[] = { "Conflicts", "Breaks" };
 	const char *pv = unpkg_para_get(&p->control, "Provides");
-	struct unpkg_relations prov, rels;
-	size_t n = unpkg_db_count(r->db), i, k, x, y;
+	const struct cindex_entry **hits = NULL;
+	size_t nhits = 0, cap = 0, i, j;
+	struct unpkg_relations prov;
 	int ret = -1;
 
 	unpkg_relations_init(&prov);
-	unpkg_relations_init(&rels);
-	if (pv != NULL && unpkg_relations_parse(&prov, "Provides", pv, err) < 0)
+	/* a stale index goes with the candidates */
+	if (inst_build_candidates(r, err) < 0 ||
+	    (pv != NULL &&
+	     unpkg_relations_parse(&prov, "Provides", pv, err) < 0) ||
+	    build_index(r, err) < 0 ||
+	    collect(r->cindex, p->name, &hits, &nhits, &cap, err) < 0)
 		goto out;
-	for (i = 0; i < n; i++) {
-		const struct unpkg_db_pkg *q = unpkg_db_at(r->db, i);
+	for (i = 0; i < prov.count; i++)
+		for (j = 0; j < prov.rels[i].count; j++)
+			if (collect(r->cindex, prov.rels[i].alts[j].name, &hits,
+				    &nhits, &cap, err) < 0)
+				goto out;
+	if (nhits > 1)
+		qsort(hits, nhits, sizeof(*hits), cmp_entry);
+	for (i = 0; i < nhits; i++) {
+		const struct cindex_entry *e = hits[i];
+		const struct unpkg_db_pkg *q = unpkg_db_at(r->db, e->pkg);
+		const struct unpkg_relation_alt *a =
+			&r->cindex->rels[e->rels].rels[e->rel].alts[e->alt];
+		char *text;
 
-		if (strcmp(q->name, p->name) == 0 || !present(q))
+		if ((i > 0 && hits[i - 1] == e) ||
+		    strcmp(q->name, p->name) == 0 || !names_new(p, &prov, a))
 			continue;
-		for (k = 0; k < 2; k++) {
-			const char *value = unpkg_para_get(&q->para, fields[k]);
-			struct unpkg_err ignored;
-
-			if (value == NULL)
-				continue;
-			unpkg_err_init(&ignored);
-			unpkg_relations_destroy(&rels);
-			/* dpkg wrote it; what it cannot read forbids nothing */
-			if (unpkg_relations_parse_lax(&rels, fields[k], value,
-						      &ignored) < 0)
-				continue;
-			for (x = 0; x < rels.count; x++)
-				for (y = 0; y < rels.rels[x].count; y++) {
-					const struct unpkg_relation_alt *a =
-						&rels.rels[x].alts[y];
-					char *text;
-
-					if (!names_new(p, &prov, a))
-						continue;
-					text = spell(a);
-					found(f, k == 1, q->key,
-					      "\n %s %s %s\n  %s "
-					      "(version %s) is to be installed.",
-					      q->key, k == 1 ? "breaks"
-							     : "conflicts with",
-					      text != NULL ? text : a->name,
-					      p->key, p->version);
-					free(text);
-				}
-		}
+		text = spell(a);
+		found(f, 0, q->key,
+		      "\n %s conflicts with %s\n  %s (version %s) is to be "
+		      "installed.", q->key, text != NULL ? text : a->name,
+		      p->key, p->version);
+		free(text);
 	}
 	ret = 0;
 out:
+	free(hits);
 	unpkg_relations_destroy(&prov);
-	unpkg_relations_destroy(&rels);
 	return ret;
+}
+
+/* The status of installed package `key`, or NULL. */
+static const struct unpkg_db_pkg *by_key(const struct run *r, const char *key)
+{
+	const char *colon = strchr(key, ':');
+	char name[256];
+
+	if (colon == NULL)
+		return unpkg_db_find(r->db, key, NULL);
+	snprintf(name, sizeof(name), "%.*s", (int)(colon - key), key);
+	return unpkg_db_find(r->db, name, colon + 1);
+}
+
+/* --auto-deconfigure: the packages `p` breaks are deconfigured before it
+ * is unpacked, as dpkg 1.21 does (essential ones too). */
+static int plan_deconfigure(struct run *r, struct pkg *p,
+			    const struct findings *f, struct unpkg_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < f->nvictims; i++) {
+		const struct unpkg_db_pkg *q = by_key(r, f->victims[i]);
+		struct deconf *d, *grown;
+		const char *v;
+
+		if (q == NULL)
+			continue;
+		unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
+				 "considering deconfiguration of %s, which "
+				 "would be broken by installation of %s ...",
+				 q->key, p->key);
+		grown = realloc(p->deconf, (p->ndeconf + 1) * sizeof(*grown));
+		if (grown == NULL)
+			return unpkg_err_nomem(err);
+		p->deconf = grown;
+		d = &grown[p->ndeconf];
+		memset(d, 0, sizeof(*d));
+		p->ndeconf++;
+		v = unpkg_para_get(&q->para, "Version");
+		d->name = strdup(q->name);
+		d->arch = q->arch[0] != '\0' ? strdup(q->arch) : NULL;
+		d->key = strdup(q->key);
+		d->version = strdup(v != NULL ? v : "");
+		d->stanza = unpkg_para_format(&q->para);
+		if (d->name == NULL || (q->arch[0] != '\0' && d->arch == NULL) ||
+		    d->key == NULL || d->version == NULL || d->stanza == NULL)
+			return unpkg_err_nomem(err);
+		unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
+				 "yes, will deconfigure %s (broken by %s)",
+				 q->key, p->key);
+	}
+	return 0;
 }
 
 int inst_check_conflicts(struct run *r, struct pkg *p, struct unpkg_err *err)
@@ -200,20 +450,31 @@ int inst_check_conflicts(struct run *r, struct pkg *p, struct unpkg_err *err)
 	struct findings f = { .len = 0 };
 	int force_c = (r->o->force & UNPKG_FORCE_CONFLICTS) != 0;
 	int force_b = (r->o->force & UNPKG_FORCE_BREAKS) != 0;
+	int ret = -1;
 
 	if (forward(r, p, "Conflicts", &f, err) < 0 ||
 	    forward(r, p, "Breaks", &f, err) < 0 || reverse(r, p, &f, err) < 0)
-		return -1;
+		goto out;
+	if (f.nomem) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	ret = 1;
 	if (f.conflicts == 0 && f.breaks == 0)
-		return 1;
+		goto out;
+	if (f.conflicts == 0 && !force_b && r->o->auto_deconfigure) {
+		ret = plan_deconfigure(r, p, &f, err) < 0 ? -1 : 1;
+		goto out;
+	}
 	unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
 			 "regarding %s containing %s:%s", p->debpath, p->key,
 			 f.text);
+	ret = 0;
 	if (f.conflicts > 0 && !force_c) {
 		unpkg_err_set(err, UNPKG_ERR_CONFLICT,
 			      "conflicting packages - not installing %s",
 			      p->key);
-		return 0;
+		goto out;
 	}
 	if (f.breaks > 0 && !force_b) {
 		unpkg_err_set(err, UNPKG_ERR_CONFLICT,
@@ -221,13 +482,148 @@ int inst_check_conflicts(struct run *r, struct pkg *p, struct unpkg_err *err)
 			      "deconfiguration is not permitted "
 			      "(--auto-deconfigure might help)", p->key,
 			      f.broken);
-		return 0;
+		goto out;
 	}
+	ret = 1;
 	if (f.conflicts > 0)
 		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
 				 "ignoring conflict, may proceed anyway!");
 	if (f.breaks > 0)
 		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
 				 "ignoring breakage, may proceed anyway!");
-	return 1;
+out:
+	unpkg_db_list_free(f.victims, f.nvictims);
+	return ret;
+}
+
+/* Does the value of field `value` mention `name` at all (a cheap test
+ * before parsing)? */
+static int mentions(const char *value, const char *name)
+{
+	size_t n = strlen(name);
+	const char *s;
+
+	for (s = strstr(value, name); s != NULL; s = strstr(s + 1, name))
+		if ((s == value || strchr(" ,|\t\n", s[-1]) != NULL) &&
+		    strchr(" ,|(:\t\n", s[n]) != NULL)
+			return 1;
+	return 0;
+}
+
+int inst_check_breakers(struct run *r, const struct pkg *p, char *why,
+			size_t whylen, struct unpkg_err *err)
+{
+	const char *pv = unpkg_para_get(&p->control, "Provides");
+	size_t n = unpkg_db_count(r->db), i, x, y, used = strlen(why);
+	struct unpkg_relations prov, rels;
+	int ok = 1;
+
+	unpkg_relations_init(&prov);
+	unpkg_relations_init(&rels);
+	if (pv != NULL && unpkg_relations_parse(&prov, "Provides", pv, err) < 0) {
+		unpkg_relations_destroy(&prov);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const struct unpkg_db_pkg *q = unpkg_db_at(r->db, i);
+		const char *value = unpkg_para_get(&q->para, "Breaks");
+		const char *want, *flag, *status, *v;
+		struct unpkg_err ignored;
+		size_t j, k, hit;
+
+		if (value == NULL || strcmp(q->name, p->name) == 0 ||
+		    unpkg_db_pkg_status(q, &want, &flag, &status) < 0 ||
+		    strcmp(status, "not-installed") == 0 ||
+		    strcmp(status, "config-files") == 0 ||
+		    strcmp(status, "half-installed") == 0)
+			continue;
+		hit = mentions(value, p->name);
+		for (j = 0; j < prov.count && !hit; j++)
+			for (k = 0; k < prov.rels[j].count && !hit; k++)
+				hit = mentions(value, prov.rels[j].alts[k].name);
+		if (!hit)
+			continue;
+		unpkg_err_init(&ignored);
+		unpkg_relations_destroy(&rels);
+		if (unpkg_relations_parse_lax(&rels, "Breaks", value, &ignored) <
+		    0)
+			continue;
+		v = unpkg_para_get(&q->para, "Version");
+		for (x = 0; x < rels.count; x++)
+			for (y = 0; y < rels.rels[x].count; y++) {
+				const struct unpkg_relation_alt *a =
+					&rels.rels[x].alts[y];
+				char *text;
+
+				if (!names_new(p, &prov, a))
+					continue;
+				ok = 0;
+				text = spell(a);
+				used += (size_t)snprintf(
+					why + used, used < whylen ? whylen - used : 0,
+					"\n %s (%s) breaks %s and is %s.",
+					q->key, v != NULL ? v : "?",
+					text != NULL ? text : a->name,
+					status_words(q));
+				if (a->op != UNPKG_REL_ANY)
+					used += (size_t)snprintf(
+						why + used,
+						used < whylen ? whylen - used : 0,
+						"\n  Version of %s to be "
+						"configured is %s.", p->key,
+						p->version);
+				free(text);
+			}
+	}
+	unpkg_relations_destroy(&rels);
+	unpkg_relations_destroy(&prov);
+	return ok;
+}
+
+/* Does Replaces value `value` (may be NULL) replace `name` at `version`?
+ * Only then can the two packages share a path. */
+static int replaces_version(const char *value, const char *name,
+			    const char *version)
+{
+	struct unpkg_relations rels;
+	struct unpkg_err ignored;
+	size_t i, j;
+	int yes = 0;
+
+	if (value == NULL || !mentions(value, name))
+		return 0;
+	unpkg_relations_init(&rels);
+	unpkg_err_init(&ignored);
+	if (unpkg_relations_parse_lax(&rels, "Replaces", value, &ignored) == 0)
+		for (i = 0; i < rels.count && !yes; i++)
+			for (j = 0; j < rels.rels[i].count && !yes; j++) {
+				const struct unpkg_relation_alt *a =
+					&rels.rels[i].alts[j];
+
+				yes = strcmp(a->name, name) == 0 &&
+				      unpkg_relop_satisfied(a->op, version,
+							    a->version);
+			}
+	unpkg_relations_destroy(&rels);
+	return yes;
+}
+
+int inst_replaces_staged(const struct run *r, const struct pkg *p)
+{
+	const char *mine = unpkg_para_get(&p->control, "Replaces");
+	size_t i;
+
+	for (i = 0; i < r->npkgs; i++) {
+		const struct pkg *q = &r->pkgs[i];
+
+		/* with --force-overwrite any shared path passes, as in
+		 * dpkg: the run is committed package by package then */
+		if (q->state == PKG_EXTRACTED &&
+		    ((r->o->force & UNPKG_FORCE_OVERWRITE) ||
+		     replaces_version(mine, q->name, q->version) ||
+		     replaces_version(unpkg_para_get(&q->control, "Replaces"),
+				      p->name, p->version)))
+			return 1;
+	}
+	return 0;
 }

@@ -476,7 +476,8 @@ static void describe_pkg(const struct unpkg_db *db, const char *key,
 }
 
 /* Refuse to replace a file that belongs to another package, with dpkg's
- * words.  `path` is spelled as the file lists spell it. */
+ * words.  `path` is spelled as the file lists spell it.  1 when the owner
+ * keeps it (take_over() said so): the entry is skipped. */
 static int check_owner(struct extract *x, const char *path,
 		       struct unpkg_err *err)
 {
@@ -497,7 +498,7 @@ static int check_owner(struct extract *x, const char *path,
 					     err);
 
 			if (r != 0)
-				return r < 0 ? -1 : 0;
+				return r < 0 ? -1 : r == 2;
 		}
 		if (owner != NULL)
 			describe_pkg(o->db, owner, who, sizeof(who));
@@ -682,7 +683,8 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 	unsigned int flags = 0;
 	uid_t uid;
 	gid_t gid;
-	int dir, dfd, fd, exists, conffile;
+	char listed[PATH_MAX + 2];
+	int dir, dfd, fd, exists, conffile, kept;
 
 	if (*e->path == '\0')	/* the root itself: dpkg leaves it alone */
 		return add_file(x, "", UNPKG_ENTRY_DIR, NULL, err);
@@ -722,10 +724,10 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 	if (!exists && errno != ENOENT)
 		return unpkg_err_sys(err, "cannot stat /%s", e->path);
 
-	if (add_file(x, e->path, e->type, NULL, err) < 0)
-		return -1;
-	f = &x->list->files[x->list->count - 1];
 	if (e->type == UNPKG_ENTRY_DIR) {
+		if (add_file(x, e->path, e->type, NULL, err) < 0)
+			return -1;
+		f = &x->list->files[x->list->count - 1];
 		if (o->conffiles != NULL &&
 		    unpkg_strmap_get(o->conffiles, f->path) != NULL)
 			return unpkg_err_set(err, UNPKG_ERR_FORMAT,
@@ -742,12 +744,21 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 
 		if (same < 0)
 			return -1;
-		if (same)
-			return 0;	/* kept as it is, like dpkg */
+		if (same)	/* kept as it is, like dpkg */
+			return add_file(x, e->path, e->type, NULL, err);
 	}
 
-	if (check_owner(x, f->path, err) < 0 ||
-	    clean_leftovers(dfd, base, tmp, e->path, &exists, &st, err) < 0)
+	if ((size_t)snprintf(listed, sizeof(listed), "/%s", e->path) >=
+	    sizeof(listed))
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "/%s: path too long", e->path);
+	kept = check_owner(x, listed, err);
+	if (kept != 0)	/* an error, or the owner keeps it: not unpacked */
+		return kept < 0 ? -1 : 0;
+	if (add_file(x, e->path, e->type, NULL, err) < 0)
+		return -1;
+	f = &x->list->files[x->list->count - 1];
+	if (clean_leftovers(dfd, base, tmp, e->path, &exists, &st, err) < 0)
 		return -1;
 	conffile = o->conffiles != NULL &&
 		   unpkg_strmap_get(o->conffiles, f->path) != NULL;

@@ -61,8 +61,10 @@ struct unpkg_extract_opts {
 	const struct unpkg_strmap *run_files;
 	/* A file of the installed package `owner` (its key) that the package
 	 * ships too: take_over() returns 1 when the package may take it
-	 * (Replaces, --force-overwrite), 0 to refuse it as a conflict, -1 on
-	 * error.  May be NULL (always refused). */
+	 * (Replaces, --force-overwrite), 2 when the owner keeps it (it
+	 * Replaces the package: the entry is skipped, neither unpacked nor
+	 * listed, as dpkg does), 0 to refuse it as a conflict, -1 on error.
+	 * May be NULL (always refused). */
 	int (*take_over)(void *ctx, const char *owner, const char *path,
 			 struct unpkg_err *err);
 	void *take_over_ctx;

@@ -37,6 +37,15 @@ enum pkg_state {
 	PKG_INSTALLED,
 };
 
+/* An installed package to deconfigure before a package of the run is
+ * unpacked (--auto-deconfigure, Breaks), as dpkg does. */
+struct deconf {
+	char *name, *arch, *key;	/* arch NULL for none */
+	char *version;
+	char *stanza;		/* its stanza before, to put back */
+	int marked;		/* half-configured by this run */
+};
+
 struct conffile {
 	char *path;		/* "/etc/foo.conf" */
 	char *flags;		/* "remove-on-upgrade", or NULL */
@@ -85,6 +94,9 @@ struct pkg {
 	 * to put back if the package fails */
 	char **gone;
 	size_t ngone;
+	/* what it deconfigures first (freed by maint_free_scripts()) */
+	struct deconf *deconf;
+	size_t ndeconf;
 	char *old_status;	/* the old version's status word, or NULL */
 	char *old_arch;		/* its Architecture, or NULL */
 	int old_prerm;		/* it has a prerm */
@@ -111,6 +123,9 @@ struct run {
 	size_t ncands, capcands;
 	struct unpkg_relations *provides;
 	size_t nprovides;
+	/* the Conflicts of the database, indexed once per state of it
+	 * (conflicts.c; freed with the candidates) */
+	struct conflicts_index *cindex;
 	struct pkg *pkgs;
 	size_t npkgs;
 	int failed;
@@ -144,6 +159,22 @@ int inst_build_candidates(struct run *r, struct unpkg_err *err);
  * --force-conflicts / --force-breaks a warning instead, and 1), -1
  * error. */
 int inst_check_conflicts(struct run *r, struct pkg *p, struct unpkg_err *err);
+
+/* Free r->cindex (NULL-safe). */
+void inst_conflicts_index_free(struct run *r);
+
+/* At configuration, as dpkg: the Breaks of the other packages present
+ * (unpacked or more) that name `p` at its version, appended to `why` in
+ * dpkg's words.  1 none, 0 some, -1 error. */
+int inst_check_breakers(struct run *r, const struct pkg *p, char *why,
+			size_t whylen, struct unpkg_err *err);
+
+/* Is a package of the run staged but not committed yet that `p`
+ * Replaces at its version, or that Replaces `p` at p's (any, with
+ * --force-overwrite) (conflicts.c)?  dpkg has it unpacked when `p` comes: the caller
+ * commits it first, so that the files pass from one to the other as in
+ * dpkg. */
+int inst_replaces_staged(const struct run *r, const struct pkg *p);
 
 /* Report a failed package and release what it holds. */
 void inst_fail_pkg(struct run *r, struct pkg *p, const char *what,
@@ -187,5 +218,14 @@ int maint_postinst(struct run *r, struct pkg *p, struct unpkg_err *err);
 int maint_disappear(struct run *r, const struct unpkg_db_pkg *q,
 		    const struct pkg *p, struct unpkg_err *err);
 void maint_tmp_clean(struct run *r);
+/* After the unpack phase: the packages deconfigured for a package that
+ * failed get "postinst abort-deconfigure" (back to installed if it
+ * works), in memory: the caller writes the database. */
+int maint_deconfigure_unwind(struct run *r, struct unpkg_err *err);
+/* After the configure phase of -i: the packages deconfigured for a
+ * package of the run stay half-configured, each reported as a failed
+ * configuration with what breaks it, as dpkg does (it queues them for
+ * configuration, which the package that broke them prevents). */
+int maint_deconfigured_report(struct run *r, struct unpkg_err *err);
 
 #endif

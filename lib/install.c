@@ -242,6 +242,7 @@ static void candidates_destroy(struct run *r)
 	free(r->provides);
 	r->provides = NULL;
 	r->nprovides = 0;
+	inst_conflicts_index_free(r);
 }
 
 static int add_candidate(struct run *r, const char *name,
@@ -374,10 +375,13 @@ static int check_relations(struct run *r, const struct pkg *p,
 	const char *value = unpkg_para_get(&p->control, field);
 	struct unpkg_relations rels;
 	size_t i, j, used = strlen(why);
-	int ok = 1;
+	/* configuring: the Breaks of the others count too, after the
+	 * dependencies, as in dpkg */
+	int ok = 1, breakers = run_ok && strcmp(field, "Depends") == 0;
 
 	if (value == NULL)
-		return 1;
+		return breakers ? inst_check_breakers(r, p, why, whylen, err)
+				: 1;
 	if (inst_build_candidates(r, err) < 0)
 		return -1;
 	unpkg_relations_init(&rels);
@@ -406,6 +410,12 @@ static int check_relations(struct run *r, const struct pkg *p,
 						 rels.rels[i].alts[j].name);
 	}
 	unpkg_relations_destroy(&rels);
+	if (breakers) {
+		int b = inst_check_breakers(r, p, why, whylen, err);
+
+		if (b <= 0)
+			return b;
+	}
 	return ok;
 }
 
@@ -1395,42 +1405,82 @@ static const struct unpkg_db_pkg *find_key(const struct run *r,
 	return unpkg_db_find(r->db, name, colon + 1);
 }
 
+/* What happens to the files of one installed package that `p` ships too,
+ * decided at the first one (dpkg's "replacingfilesandsaid"). */
+enum take_verdict {
+	TAKE_REFUSE = 1,	/* a conflict (or --force-overwrite) */
+	TAKE_REPLACE,		/* p Replaces the owner: p takes them */
+	TAKE_KEEP,		/* the owner Replaces p: it keeps them */
+};
+
 struct take_ctx {
 	struct run *r;
 	struct pkg *p;
+	struct unpkg_relations repl;	/* p's Replaces, parsed once */
+	int parsed;
+	struct unpkg_strmap verdicts;	/* owner key -> enum take_verdict */
+	char **owners;			/* the keys of `verdicts` */
+	size_t nowners;
 };
 
-/* Does `p` replace installed package `owner` (by name, version
- * satisfied)? */
-static int replaces(struct run *r, const struct pkg *p, const char *owner,
-		    struct unpkg_err *err)
+/* Does a Replaces field `rels` name package `name` at version `version`
+ * (dpkg's does_replace: the version is the replaced package's)? */
+static int rels_replace(const struct unpkg_relations *rels, const char *name,
+			const char *version)
 {
-	const char *value = unpkg_para_get(&p->control, "Replaces");
-	const struct unpkg_db_pkg *q = find_key(r, owner);
+	size_t i, j;
+
+	for (i = 0; i < rels->count; i++)
+		for (j = 0; j < rels->rels[i].count; j++) {
+			const struct unpkg_relation_alt *a =
+				&rels->rels[i].alts[j];
+
+			if (strcmp(a->name, name) == 0 &&
+			    (a->op == UNPKG_REL_ANY ||
+			     (version != NULL &&
+			      unpkg_relop_satisfied(a->op, version,
+						    a->version))))
+				return 1;
+		}
+	return 0;
+}
+
+/* Does `p` replace installed package `owner` (by name, its version
+ * satisfied)?  Does `owner` replace `p` (at p's new version)? */
+static int replaces(struct take_ctx *c, const char *owner,
+		    enum take_verdict *v, struct unpkg_err *err)
+{
+	const char *value = unpkg_para_get(&c->p->control, "Replaces");
+	const struct unpkg_db_pkg *q = find_key(c->r, owner);
 	const char *have = q != NULL ? unpkg_para_get(&q->para, "Version")
 				     : NULL;
+	const char *theirs = q != NULL ? unpkg_para_get(&q->para, "Replaces")
+				       : NULL;
 	struct unpkg_relations rels;
-	size_t i, j;
-	int yes = 0;
+	struct unpkg_err ignored;
 
-	if (value == NULL || q == NULL)
+	*v = TAKE_REFUSE;
+	if (q == NULL)
+		return 0;
+	if (value != NULL && !c->parsed) {
+		if (unpkg_relations_parse(&c->repl, "Replaces", value, err) < 0)
+			return -1;
+		c->parsed = 1;
+	}
+	if (c->parsed && rels_replace(&c->repl, q->name, have)) {
+		*v = TAKE_REPLACE;
+		return 0;
+	}
+	if (theirs == NULL)
 		return 0;
 	unpkg_relations_init(&rels);
-	if (unpkg_relations_parse(&rels, "Replaces", value, err) < 0)
-		return -1;
-	for (i = 0; i < rels.count && !yes; i++)
-		for (j = 0; j < rels.rels[i].count && !yes; j++) {
-			const struct unpkg_relation_alt *a =
-				&rels.rels[i].alts[j];
-
-			yes = strcmp(a->name, q->name) == 0 &&
-			      (a->op == UNPKG_REL_ANY ||
-			       (have != NULL &&
-				unpkg_relop_satisfied(a->op, have,
-						      a->version)));
-		}
+	unpkg_err_init(&ignored);
+	/* dpkg wrote it; what it cannot read replaces nothing */
+	if (unpkg_relations_parse_lax(&rels, "Replaces", theirs, &ignored) == 0 &&
+	    rels_replace(&rels, c->p->name, c->p->version))
+		*v = TAKE_KEEP;
 	unpkg_relations_destroy(&rels);
-	return yes;
+	return 0;
 }
 
 static const char *version_of(struct run *r, const char *key)
@@ -1441,21 +1491,65 @@ static const char *version_of(struct run *r, const char *key)
 	return v != NULL ? v : "";
 }
 
+/* The verdict for `owner`, decided (and announced, as dpkg does) the
+ * first time one of its files turns up. */
+static int verdict(struct take_ctx *c, const char *owner,
+		   enum take_verdict *v, struct unpkg_err *err)
+{
+	uintptr_t known = (uintptr_t)unpkg_strmap_get(&c->verdicts, owner);
+	char **grown, *key;
+
+	if (known != 0) {
+		*v = (enum take_verdict)known;
+		return 0;
+	}
+	if (replaces(c, owner, v, err) < 0)
+		return -1;
+	grown = realloc(c->owners, (c->nowners + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return unpkg_err_nomem(err);
+	c->owners = grown;
+	if ((key = strdup(owner)) == NULL)
+		return unpkg_err_nomem(err);
+	grown[c->nowners++] = key;
+	if (unpkg_strmap_put(&c->verdicts, key, (void *)(uintptr_t)*v, NULL,
+			     err) < 0)
+		return -1;
+	if (*v == TAKE_REPLACE)
+		unpkg_event_emit(c->r->o->events, UNPKG_EV_PROGRESS, c->p->key,
+				 "Replacing files in old package %s (%s) ...",
+				 owner, version_of(c->r, owner));
+	else if (*v == TAKE_KEEP)
+		unpkg_event_emit(c->r->o->events, UNPKG_EV_PROGRESS, c->p->key,
+				 "Replaced by files in installed package %s "
+				 "(%s) ...", owner, version_of(c->r, owner));
+	return 0;
+}
+
+static void take_ctx_destroy(struct take_ctx *c)
+{
+	unpkg_relations_destroy(&c->repl);
+	unpkg_strmap_destroy(&c->verdicts);
+	unpkg_db_list_free(c->owners, c->nowners);
+}
+
 /* The extractor found `path` in installed package `owner`: dpkg lets a
  * package that Replaces the owner take it, and with --force-overwrite
- * any package, with a warning; the owner's list loses it. */
+ * any package, with a warning; the owner's list loses it.  If the owner
+ * Replaces the package instead, the owner keeps it (2). */
 static int take_over(void *ctx, const char *owner, const char *path,
 		     struct unpkg_err *err)
 {
 	struct take_ctx *c = ctx;
 	struct pkg *p = c->p;
+	enum take_verdict v;
 	char **grown;
-	size_t i;
-	int r = replaces(c->r, p, owner, err);
 
-	if (r < 0)
+	if (verdict(c, owner, &v, err) < 0)
 		return -1;
-	if (r == 0) {
+	if (v == TAKE_KEEP)
+		return 2;
+	if (v == TAKE_REFUSE) {
 		if (!(c->r->o->force & UNPKG_FORCE_OVERWRITE))
 			return 0;
 		unpkg_event_emit(c->r->o->events, UNPKG_EV_WARNING, p->key,
@@ -1466,12 +1560,6 @@ static int take_over(void *ctx, const char *owner, const char *path,
 				 "package %s %s", path, owner,
 				 version_of(c->r, owner));
 	}
-	for (i = 0; i < p->ntaken && strcmp(p->taken[i], owner) != 0; i += 2)
-		;
-	if (i >= p->ntaken && r > 0)
-		unpkg_event_emit(c->r->o->events, UNPKG_EV_PROGRESS, p->key,
-				 "Replacing files in old package %s (%s) ...",
-				 owner, version_of(c->r, owner));
 	grown = realloc(p->taken, (p->ntaken + 2) * sizeof(*grown));
 	if (grown == NULL)
 		return unpkg_err_nomem(err);
@@ -1532,6 +1620,12 @@ static int disappear(struct run *r, struct pkg *p, const char *owner, int dir,
 	ret = -1;
 	r->candidates_valid = 0;
 	r->db_dirty = 1;
+	/* unpacked earlier in this run: gone, it is not configured (it was
+	 * committed on its own before `p` was staged) */
+	for (i = 0; i < r->npkgs; i++)
+		if (r->pkgs[i].state == PKG_UNPACKED &&
+		    strcmp(r->pkgs[i].key, owner) == 0)
+			r->pkgs[i].state = PKG_FAILED;
 	dfd = unpkg_commit_dirfd(r->commit, dir, err);
 	fd = dfd >= 0 ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
 		      : -1;
@@ -1594,7 +1688,6 @@ static int stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
 		    unpkg_db_read_list(r->db, owner, &paths, &n, err) < 0)
 			return -1;
 		for (k = 0; k < n && ret == 0; k++) {
-			struct stat st;
 			int gone = 0;
 
 			for (j = i; j < p->ntaken && !gone; j += 2)
@@ -1603,8 +1696,12 @@ static int stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
 			if (gone)
 				continue;
 			ret = text_add(&list, err, "%s\n", paths[k]);
-			if (lstat_in_root(r, paths[k], &st) == 0 &&
-			    !S_ISDIR(st.st_mode))
+			/* as in dpkg, any path `p` does not ship keeps the
+			 * owner (a directory of its own, a file deleted by
+			 * the administrator, a conffile not configured yet);
+			 * what is left in common are directories */
+			if (strcmp(paths[k], "/.") != 0 &&
+			    unpkg_strmap_get(&p->files.index, paths[k]) == NULL)
 				keeps = 1;
 		}
 		if (ret == 0 && !keeps)
@@ -1624,7 +1721,7 @@ static int stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
 /* Stage everything of `p` in the run's transaction. */
 static int extract_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
-	struct take_ctx tc = { r, p };
+	struct take_ctx tc = { .r = r, .p = p };
 	struct unpkg_extract_opts xo = {
 		.root = r->root,
 		.commit = r->commit,
@@ -1640,7 +1737,18 @@ static int extract_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	};
 	double t = unpkg_now();
 	size_t i;
+	int ok;
 
+	/* The files of the packages of the run already committed are in
+	 * the database's lists, where a package that Replaces them (or that
+	 * they replace) finds them: the run's own map only has to hold the
+	 * staged ones. */
+	for (i = 0; i < r->npkgs && r->pkgs[i].state != PKG_EXTRACTED; i++)
+		;
+	if (i == r->npkgs) {
+		unpkg_strmap_destroy(&r->run_files);
+		unpkg_strmap_init(&r->run_files);
+	}
 	if (p->old_version != NULL)
 		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
 				 "Unpacking %s (%s) over (%s) ...", p->key,
@@ -1648,8 +1756,12 @@ static int extract_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	else
 		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
 				 "Unpacking %s (%s) ...", p->key, p->version);
-	if (unpkg_extract(p->deb, &xo, &p->files, err) < 0 ||
-	    find_obsolete(p, err) < 0 || stage_infodb(r, p, err) < 0 ||
+	unpkg_relations_init(&tc.repl);
+	unpkg_strmap_init(&tc.verdicts);
+	ok = unpkg_extract(p->deb, &xo, &p->files, err);
+	take_ctx_destroy(&tc);
+	if (ok < 0 || find_obsolete(p, err) < 0 ||
+	    stage_infodb(r, p, err) < 0 ||
 	    (p->old_stanza != NULL && find_obsolete_info(r, p, err) < 0))
 		return -1;
 	unpkg_deb_free(p->deb);
@@ -2457,6 +2569,13 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		if (too_many_errors(&r, i))
 			break;
 		unpkg_err_init(&perr);
+		/* files passing between packages of the run (Replaces) */
+		if (inst_replaces_staged(&r, p) && commit_group(&r, &perr) < 0) {
+			group_failed(&r, &perr);
+			unpkg_err_init(&perr);
+			if (p->state != PKG_MARKED)
+				continue;
+		}
 		ok = maint_preinst(&r, p, err);
 		if (ok < 0)
 			goto out;
@@ -2489,6 +2608,8 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 			group_failed(&r, &perr);
 		break;
 	}
+	if (maint_deconfigure_unwind(&r, err) < 0)
+		goto out;
 	/* Stanzas of failed packages put back since the last write. */
 	if (r.db_dirty && inst_write_db(&r, err) < 0)
 		goto out;
@@ -2498,6 +2619,8 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 			inst_write_db(&r, err);	/* the first error wins */
 		goto out;
 	}
+	if (o->configure && maint_deconfigured_report(&r, err) < 0)
+		goto out;
 	ret = r.failed;
 out:
 	maint_tmp_clean(&r);

@@ -36,6 +36,9 @@ struct unpkg_install_opts {
 					 * then ignored */
 	int configure;			/* -i: configure after unpacking */
 	int frontend_lock;		/* take lock-frontend too */
+	int auto_deconfigure;		/* deconfigure the packages a new
+					 * one Breaks, as dpkg's
+					 * --auto-deconfigure */
 	unsigned int force;		/* UNPKG_FORCE_* (force.h) */
 	unsigned int abort_after;	/* stop after this many failed
 					 * packages, as dpkg's --abort-after

@@ -52,6 +52,16 @@ void maint_free_scripts(struct pkg *p)
 	for (i = 0; i < MAINT_NSCRIPTS; i++)
 		free(p->scripts[i].data);
 	free(p->triggers.data);
+	for (i = 0; i < p->ndeconf; i++) {
+		free(p->deconf[i].name);
+		free(p->deconf[i].arch);
+		free(p->deconf[i].key);
+		free(p->deconf[i].version);
+		free(p->deconf[i].stanza);
+	}
+	free(p->deconf);
+	p->deconf = NULL;
+	p->ndeconf = 0;
 }
 
 /* Put the new version's scripts into ADMINDIR/tmp.ci, where dpkg runs
@@ -260,23 +270,247 @@ static int configured_before(const struct pkg *p)
 			     strcmp(s, "triggers-pending") == 0);
 }
 
+/* --- --auto-deconfigure --------------------------------------------------- */
+
+/* Run script `name` of deconfigured package `d` from info/, as
+ * run() does. */
+static int run_deconf(struct run *r, const struct deconf *d,
+		      const char *name, const char *const *argv, char *why,
+		      size_t whysize, struct unpkg_err *err)
+{
+	struct unpkg_script_result res;
+	struct unpkg_script_ctx ctx;
+	char path[NAME_MAX + 16], desc[512];
+	int n;
+
+	script_ctx(r, d->name, d->arch != NULL ? d->arch : "", &ctx);
+	n = snprintf(path, sizeof(path), "info/%s.%s", d->key, name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "%s: package name too long", d->key);
+	unpkg_script_desc(desc, sizeof(desc), "installed", d->key, name);
+	if (unpkg_script_run(&ctx, path, argv, desc, &res, err) < 0)
+		return -1;
+	return !unpkg_script_failure(&res, desc, why, whysize);
+}
+
+/* Deconfigured package `d` half-configured, in memory: its stanza as it
+ * was, with the configured version kept as Config-Version. */
+static int deconf_half(struct run *r, struct deconf *d, struct unpkg_err *err)
+{
+	struct unpkg_stanza_state st = {
+		.want = "install",
+		.flag = "ok",
+		.status = "half-configured",
+	};
+	struct unpkg_para para;
+	char want[32], *conffiles = NULL, *text = NULL;
+	const char *old, *v;
+	int ret = -1;
+
+	unpkg_para_init(&para);
+	if (unpkg_para_parse(d->stanza, strlen(d->stanza), &para, err) < 0)
+		goto out;
+	old = unpkg_para_get(&para, "Status");
+	if (old != NULL && sscanf(old, "%31s", want) == 1)
+		st.want = want;
+	v = unpkg_para_get(&para, "Conffiles");
+	if (v != NULL && (conffiles = strdup(v)) == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	st.conffiles = conffiles;
+	st.config_version = d->version;
+	st.triggers_pending = unpkg_para_get(&para, "Triggers-Pending");
+	st.triggers_awaited = unpkg_para_get(&para, "Triggers-Awaited");
+	unpkg_para_unset(&para, "Status");
+	unpkg_para_unset(&para, "Config-Version");
+	unpkg_para_unset(&para, "Conffiles");
+	if (unpkg_stanza_format(&para, &st, &text, err) < 0 ||
+	    unpkg_db_put(r->db, d->name, d->arch, text, err) < 0)
+		goto out;
+	r->candidates_valid = 0;
+	r->db_dirty = 1;
+	d->marked = 1;
+	unpkg_event_pkg_status(r->o->events, d->key, d->arch, d->version,
+			       "half-configured");
+	ret = 0;
+out:
+	free(conffiles);
+	free(text);
+	unpkg_para_destroy(&para);
+	return ret;
+}
+
+/* Put deconfigured package `d` back as it was (its postinst
+ * abort-deconfigure worked), in memory. */
+static int deconf_restore(struct run *r, struct deconf *d,
+			  struct unpkg_err *err)
+{
+	const struct unpkg_db_pkg *now;
+	const char *want, *flag, *status = "installed";
+
+	if (unpkg_db_put(r->db, d->name, d->arch, d->stanza, err) < 0)
+		return -1;
+	r->candidates_valid = 0;
+	r->db_dirty = 1;
+	d->marked = 0;
+	now = unpkg_db_find(r->db, d->name, d->arch);
+	if (now != NULL)
+		unpkg_db_pkg_status(now, &want, &flag, &status);
+	unpkg_event_pkg_status(r->o->events, d->key, d->arch, d->version,
+			       status);
+	return 0;
+}
+
+/* Is `d` still configured (an earlier package of the run may have
+ * deconfigured it already)? */
+static int still_configured(const struct run *r, const struct deconf *d)
+{
+	const struct unpkg_db_pkg *q = unpkg_db_find(r->db, d->name, d->arch);
+	const char *want, *flag, *status;
+
+	return q != NULL && unpkg_db_pkg_status(q, &want, &flag, &status) == 0 &&
+	       (strcmp(status, "installed") == 0 ||
+		strcmp(status, "triggers-pending") == 0 ||
+		strcmp(status, "triggers-awaited") == 0);
+}
+
+/* The packages `p` deconfigured go back where their postinst
+ * abort-deconfigure works (dpkg's unwinding when `p` fails). */
+static int deconf_unwind(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	const char *argv[] = { "abort-deconfigure", "in-favour", p->name,
+			       p->version, NULL };
+	char why[1024];
+	size_t i;
+	int ok;
+
+	for (i = p->ndeconf; i-- > 0;) {
+		struct deconf *d = &p->deconf[i];
+
+		if (!d->marked)
+			continue;
+		ok = run_deconf(r, d, "postinst", argv, why, sizeof(why), err);
+		if (ok < 0)
+			return -1;
+		if (ok == 0) {
+			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING,
+					 d->key, "%s", why);
+			d->marked = 0;	/* stays half-configured */
+			continue;
+		}
+		if (deconf_restore(r, d, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* What breaks deconfigured package `d` now, in dpkg's words. */
+static int dc_breakers(struct run *r, const struct deconf *d, char *why,
+		       size_t whylen, struct unpkg_err *err)
+{
+	struct pkg q;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	unpkg_para_init(&q.control);
+	q.name = d->name;
+	q.key = d->key;
+	q.version = d->version;
+	ret = unpkg_para_parse(d->stanza, strlen(d->stanza), &q.control, err);
+	if (ret == 0)
+		ret = inst_check_breakers(r, &q, why, whylen, err);
+	unpkg_para_destroy(&q.control);
+	return ret < 0 ? -1 : 0;
+}
+
+int maint_deconfigure_unwind(struct run *r, struct unpkg_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < r->npkgs; i++)
+		if (r->pkgs[i].ndeconf != 0 && r->pkgs[i].state == PKG_FAILED &&
+		    deconf_unwind(r, &r->pkgs[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+int maint_deconfigured_report(struct run *r, struct unpkg_err *err)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+
+		for (j = 0; p->state != PKG_FAILED && j < p->ndeconf; j++) {
+			struct deconf *d = &p->deconf[j];
+			char why[4096] = "";
+			const struct pkg *same = NULL;
+			struct unpkg_err perr;
+
+			if (!d->marked)
+				continue;
+			d->marked = 0;	/* reported once */
+			for (k = 0; k < r->npkgs && same == NULL; k++)
+				if (r->pkgs[k].state != PKG_FAILED &&
+				    strcmp(r->pkgs[k].key, d->key) == 0)
+					same = &r->pkgs[k];
+			if (same != NULL)
+				continue;	/* configured with the run */
+			/* dpkg queues it for configuration, which fails:
+			 * what deconfigured it breaks it */
+			if (dc_breakers(r, d, why, sizeof(why), err) < 0)
+				return -1;
+			unpkg_err_init(&perr);
+			unpkg_err_set(&perr, UNPKG_ERR_DEPENDS,
+				      "dependency problems prevent "
+				      "configuration of %s:%s\n"
+				      "dependency problems - leaving "
+				      "unconfigured", d->key, why);
+			unpkg_event_emit(r->o->events, UNPKG_EV_ERROR, d->key,
+					 "%s", perr.msg);
+			r->failed++;
+		}
+	}
+	return 0;
+}
+
 /* Step 1 for every opened package whose old version was configured: the
- * old prerm, with its fallback and unwinding. */
+ * old prerm, with its fallback and unwinding; then, with
+ * --auto-deconfigure, the prerm of each package it breaks
+ * ("deconfigure in-favour P VERSION"), which is half-configured first. */
 int maint_prerm(struct run *r, struct unpkg_err *err)
 {
 	char why[1024], why2[1024];
-	size_t i;
+	size_t i, j;
 	int any = 0;
 
 	for (i = 0; i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
 
-		if (p->state != PKG_OPENED || !configured_before(p) ||
-		    !p->old_prerm)
+		if (p->state != PKG_OPENED)
 			continue;
-		if (old_state(r, p, "reinstreq", "half-configured", err) < 0)
-			return -1;
-		any = 1;
+		if (configured_before(p) && p->old_prerm) {
+			if (old_state(r, p, "reinstreq", "half-configured",
+				      err) < 0)
+				return -1;
+			any = 1;
+		}
+		for (j = 0; j < p->ndeconf; j++) {
+			struct deconf *d = &p->deconf[j];
+
+			if (!still_configured(r, d))
+				continue;
+			unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS,
+					 d->key, "De-configuring %s (%s), to "
+					 "allow installation of %s (%s) ...",
+					 d->key, d->version, p->key,
+					 p->version);
+			if (deconf_half(r, d, err) < 0)
+				return -1;
+			any = 1;
+		}
 	}
 	if (any && inst_write_db(r, err) < 0)
 		return -1;
@@ -286,12 +520,16 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 		const char *failed[] = { "failed-upgrade", p->old_version,
 					 p->version, NULL };
 		const char *abort_up[] = { "abort-upgrade", p->version, NULL };
-		int ok;
+		const char *deconf[] = { "deconfigure", "in-favour", p->name,
+					 p->version, NULL };
+		int ok = 1, own;
 
-		if (p->state != PKG_OPENED || !configured_before(p) ||
-		    !p->old_prerm)
+		if (p->state != PKG_OPENED)
 			continue;
-		ok = run(r, p, "old", "prerm", up, why, sizeof(why), err);
+		own = configured_before(p) && p->old_prerm;
+		if (own)
+			ok = run(r, p, "old", "prerm", up, why, sizeof(why),
+				 err);
 		if (ok == 0) {
 			fallback_notice(r, p, why);
 			if (!p->scripts[maint_index("prerm")].present) {
@@ -313,11 +551,28 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 		}
 		if (ok < 0)
 			return -1;
-		if (ok > 0) {
+		if (ok > 0 && own)
 			p->prerm_ran = 1;
+		for (j = 0; ok > 0 && j < p->ndeconf; j++) {
+			struct deconf *d = &p->deconf[j];
+
+			if (!d->marked)
+				continue;
+			ok = run_deconf(r, d, "prerm", deconf, why,
+					sizeof(why), err);
+			if (ok < 0)
+				return -1;
+		}
+		if (ok > 0)
+			continue;
+		/* unwind: the deconfigured first, then p's own prerm */
+		if (deconf_unwind(r, p, err) < 0)
+			return -1;
+		if (!own) {
+			if (give_up_pkg(r, p, why, NULL, NULL, err) < 0)
+				return -1;
 			continue;
 		}
-		/* unwind */
 		ok = run(r, p, "installed", "postinst", abort_up, why2,
 			 sizeof(why2), err);
 		if (ok < 0)

@@ -271,8 +271,9 @@ static const char usage_text[] =
 	"\n"
 	"      --no-triggers       leave the triggers the run activates pending\n"
 	"      --abort-after=<n>   stop after n failed packages (default 50)\n"
+	"  -B, --auto-deconfigure  deconfigure a package the new one Breaks\n"
 	"\n"
-	"Also accepted as in dpkg: --triggers, -B,\n"
+	"Also accepted as in dpkg: --triggers,\n"
 	"-D/--debug, --pre-invoke, --post-invoke, --no-debsig, --no-pager,\n"
 	"--path-exclude/--path-include (not applied: a warning), and -O, -E, -G,\n"
 	"--no-act, --ignore-depends (these make unpkg hand the run to dpkg).\n"
@@ -1444,6 +1445,7 @@ int main(int argc, char **argv)
 	o.frontend_lock = getenv("DPKG_FRONTEND_LOCKED") == NULL;
 	o.force = cli.force;
 	o.abort_after = (unsigned int)cli.abort_after;
+	o.auto_deconfigure = cli.auto_deconfigure;
 	o.events = &(struct unpkg_events){ .fn = on_event, .ctx = &cli };
 	o.stats = &stats;
 	unpkg_err_init(&err);

@@ -476,6 +476,55 @@ START_TEST(test_batch_with_a_failure)
 }
 END_TEST
 
+/* Replaces between packages of one batched run: the earlier one is
+ * committed before the later one takes its file, as dpkg has it unpacked
+ * by then; the other way round, the file stays with the package that
+ * Replaces. */
+START_TEST(test_replaces_in_one_run)
+{
+	static const struct tu_entry files_b[] = {
+		{ .type = 'd', .path = "./usr/" },
+		{ .type = 'd', .path = "./usr/share/" },
+		{ .type = 'f', .path = "./usr/share/b", .data = "b" },
+		{ .type = 'f', .path = "./usr/share/a", .data = "mine" },
+	};
+	struct fx f;
+	const char *debs[2];
+	char *s;
+	int order;
+
+	for (order = 0; order < 2; order++) {
+		fx_init(&f);
+		f.sync = UNPKG_SYNC_BATCH;
+		debs[order] = make_pkg(&f, "pa", NULL, files_a, 6,
+				       conffiles_a, 1);
+		debs[1 - order] = make_pkg(&f, "pb", "Replaces: pa\n",
+					   files_b, 4, NULL, 0);
+		ck_assert_int_eq(install(&f, 1, 0, debs, 2), 0);
+		ck_assert_int_eq(f.errors, 0);
+		s = slurp(&f, "usr/share/a");
+		ck_assert_str_eq(s, "mine");
+		free(s);
+		s = slurp(&f, "var/lib/dpkg/info/pa.list");
+		ck_assert_ptr_null(strstr(s, "/usr/share/a\n"));
+		ck_assert_ptr_nonnull(strstr(s, "/etc/a.conf\n"));
+		free(s);
+		s = slurp(&f, "var/lib/dpkg/info/pb.list");
+		ck_assert_ptr_nonnull(strstr(s, "/usr/share/a\n"));
+		free(s);
+		s = slurp(&f, "var/lib/dpkg/status");
+		ck_assert_ptr_nonnull(strstr(s, "Package: pa\nStatus: install "
+					     "ok installed"));
+		ck_assert_ptr_nonnull(strstr(s, "Package: pb\nStatus: install "
+					     "ok installed"));
+		free(s);
+		ck_assert(!exists(&f, "usr/share/a.dpkg-new"));
+		ck_assert(!exists(&f, "usr/share/a.dpkg-tmp"));
+		fx_destroy(&f);
+	}
+}
+END_TEST
+
 /* Running the same install again changes nothing but what it must. */
 START_TEST(test_rerun_converges)
 {
@@ -517,6 +566,7 @@ int main(void)
 	tcase_add_test(tc, test_rerun_converges);
 	tcase_add_test(tc, test_list_order_and_empty_md5sums);
 	tcase_add_test(tc, test_batch_with_a_failure);
+	tcase_add_test(tc, test_replaces_in_one_run);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

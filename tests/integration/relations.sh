@@ -1,6 +1,7 @@
 #!/bin/bash
 # relations.sh - what dpkg checks about a package before it unpacks it:
-# Conflicts and Breaks, Replaces (files moving between packages), the
+# Conflicts and Breaks (--auto-deconfigure included), Replaces (files
+# moving between packages, installed or of the same run), the
 # architecture, and one package given twice.  Each case prepares twin
 # roots (unpkg installs the starting packages in one, dpkg in the other),
 # installs the package under test with each tool and compares exit
@@ -35,6 +36,14 @@ rel_pkg victim 1.0 '' usr/share/victim/v
 rel_pkg repl 1.0 'Replaces: base (<< 2)' usr/share/base/a usr/share/repl/r
 rel_pkg norepl 1.0 '' usr/share/base/a
 rel_pkg whole 1.0 'Replaces: base' usr/share/base/a usr/share/base/b
+rel_pkg ess 1.0 'Essential: yes' usr/share/ess/e
+rel_pkg bess 1.0 'Breaks: ess' usr/share/bess/b
+# files passing between packages of one run
+rel_pkg sa 1.0 '' usr/share/shared/f usr/share/sa/own
+rel_pkg sb 1.0 'Replaces: sa' usr/share/shared/f usr/share/sb/own
+rel_pkg sbv 1.0 'Replaces: sa (<< 1.0)' usr/share/shared/f
+rel_pkg sw 1.0 '' usr/share/shared/g
+rel_pkg swb 1.0 'Replaces: sw' usr/share/shared/g usr/share/swb/own
 
 # rel_case NAME "STARTING DEBS" ARGS...: twin roots holding the starting
 # packages, then the same run of both tools.
@@ -96,10 +105,67 @@ rel_fail breaks base_1.0 brk -i "$TESTDIR/brk_1.0.deb"
 assert_grep 'installing brk would break base, and' \
 	"$TESTDIR/case-breaks/unpkg.out" "breaks: dpkg's words"
 rel_case breaks-forced base_1.0 --force-breaks -i "$TESTDIR/brk_1.0.deb"
+# dpkg 1.21 deconfigures an essential package too; with -i its
+# configuration then fails (no "Version of" line: the Breaks has none).
+rel_case deconf-essential ess_1.0 --auto-deconfigure -i "$TESTDIR/bess_1.0.deb"
+assert_grep '^ +bess \(1\.0\) breaks ess and is installed\.$' \
+	"$TESTDIR/case-deconf-essential/unpkg.unpkg.err" "deconf-essential: dpkg's words"
+! grep -q 'Version of' "$TESTDIR/case-deconf-essential/unpkg.unpkg.err" ||
+	check_fail "deconf-essential: a version line for an unversioned Breaks"
 rel_case replaces base_1.0 -i "$TESTDIR/repl_1.0.deb"
 rel_fail overwrite-refused base_1.0 norepl -i "$TESTDIR/norepl_1.0.deb"
 rel_case overwrite-forced base_1.0 --force-overwrite -i "$TESTDIR/norepl_1.0.deb"
 rel_case disappears base_1.0 -i "$TESTDIR/whole_1.0.deb"
+# A package left with a directory the new one does not ship does not
+# disappear (dpkg looks at the new package's paths, not at the types).
+dir=$TESTDIR/src/keepdir-1.0
+new_pkg "$dir" keepdir 1.0
+mkdir -p "$dir/usr/share/base" "$dir/usr/share/keepdir-only"
+echo keepdir >"$dir/usr/share/base/a"
+build_deb "$TESTDIR/keepdir_1.0.deb" "$dir"
+rel_pkg keepdirb 1.0 'Replaces: keepdir' usr/share/base/a
+rel_case kept-by-directory keepdir_1.0 -i "$TESTDIR/keepdirb_1.0.deb"
+grep -q '^Package: keepdir$' "$TESTDIR/case-kept-by-directory/unpkg/var/lib/dpkg/status" ||
+	check_fail "kept-by-directory: keepdir disappeared"
+# The installed package replaces the new one: it keeps the file, which
+# the new one does not list.
+rel_case replaced-by sb_1.0 -i "$TESTDIR/sa_1.0.deb"
+[ "$CMP_UNPKG_RC" = 0 ] || check_fail "replaced-by: unpkg failed"
+assert_grep '^Replaced by files in installed package sb \(1\.0\) \.\.\.$' \
+	"$TESTDIR/case-replaced-by/unpkg.unpkg.out" "replaced-by: dpkg's words"
+
+# Replaces between packages of the same run, as dpkg unpacks them one
+# after the other: with each package committed on its own (--sync=dpkg)
+# and with the run committed as one (batch).
+real_unpkg=$UNPKG
+for sync in dpkg batch; do
+	printf '#!/bin/sh\nexec "%s" --sync=%s "$@"\n' "$real_unpkg" "$sync" \
+		>"$TESTDIR/unpkg-$sync"
+	chmod 0755 "$TESTDIR/unpkg-$sync"
+	UNPKG=$TESTDIR/unpkg-$sync
+	rel_case "run-replaces-$sync" '' -i "$TESTDIR/sa_1.0.deb" "$TESTDIR/sb_1.0.deb"
+	[ "$CMP_UNPKG_RC" = 0 ] || check_fail "run-replaces-$sync: unpkg failed"
+	assert_grep '^Replacing files in old package sa \(1\.0\) \.\.\.$' \
+		"$TESTDIR/case-run-replaces-$sync/unpkg.unpkg.out" \
+		"run-replaces-$sync: dpkg's words"
+	rel_case "run-replaces-unpack-$sync" '' --unpack "$TESTDIR/sa_1.0.deb" "$TESTDIR/sb_1.0.deb"
+	rel_case "run-replaced-by-$sync" '' -i "$TESTDIR/sb_1.0.deb" "$TESTDIR/sa_1.0.deb"
+	[ "$CMP_UNPKG_RC" = 0 ] || check_fail "run-replaced-by-$sync: unpkg failed"
+	# sw keeps nothing but directories: it disappears, not configured
+	rel_case "run-disappears-$sync" base_1.0 -i "$TESTDIR/sw_1.0.deb" \
+		"$TESTDIR/base_2.0.deb" "$TESTDIR/swb_1.0.deb"
+	[ "$CMP_UNPKG_RC" = 0 ] || check_fail "run-disappears-$sync: unpkg failed"
+	rel_case "run-kept-$sync" '' -i "$TESTDIR/swb_1.0.deb" "$TESTDIR/sw_1.0.deb"
+	# Replaces with a version the other package does not have
+	rel_fail "run-version-$sync" '' sbv -i "$TESTDIR/sa_1.0.deb" "$TESTDIR/sbv_1.0.deb"
+	assert_grep "trying to overwrite '/usr/share/shared/f', which is also in package sa 1\.0" \
+		"$TESTDIR/case-run-version-$sync/unpkg.out" "run-version-$sync: dpkg's words"
+	rel_fail "run-not-replaced-$sync" '' sa -i "$TESTDIR/sbv_1.0.deb" "$TESTDIR/sa_1.0.deb"
+	rel_case "run-overwrite-forced-$sync" '' --force-overwrite -i \
+		"$TESTDIR/base_1.0.deb" "$TESTDIR/norepl_1.0.deb"
+	[ "$CMP_UNPKG_RC" = 0 ] || check_fail "run-overwrite-forced-$sync: unpkg failed"
+done
+UNPKG=$real_unpkg
 
 # One package given twice: dpkg unpacks one over the other, the later one
 # stays.
@@ -147,3 +213,109 @@ assert_grep 'too many errors, stopping' "$r.out" "dpkg's words"
 unpkg_in "$r" -i "$TESTDIR/alien_1.0.deb" "$TESTDIR/base_1.0.deb" >/dev/null 2>&1 || true
 grep -q '^Package: base$' "$r/var/lib/dpkg/status" ||
 	check_fail "without --abort-after: base was not installed"
+
+# --auto-deconfigure: installing a package that Breaks a configured one.
+# Without the option dpkg refuses; with it, the broken package is
+# half-configured and its prerm called ("deconfigure in-favour P V")
+# before the new package is unpacked; with -i it is then queued for
+# configuration, which the new package prevents.  If the new package
+# fails, "postinst abort-deconfigure" puts it back.  A Breaks on an
+# unpacked package stops nothing at unpack; the Breaks of an installed
+# package against a new one only counts when the new one is configured.
+# The packages log their scripts to /log in the root; the scripts run
+# chrooted, so these roots hold a static busybox as /bin/sh.
+[ "$TEST_FAILURES" -eq 0 ] || exit 1	# no skip past a failure
+need_busybox
+
+# dc_pkg NAME VERSION FIELDS FILE...: rel_pkg with the four scripts, each
+# logging "NAME VERSION SCRIPT ARGS" and failing when /fail-NAME-SCRIPT
+# exists in the root.
+dc_pkg() {
+	local name=$1 version=$2 fields=$3 dir=$TESTDIR/src/$1-$2 f s
+	shift 3
+	new_pkg "$dir" "$name" "$version"
+	[ -z "$fields" ] || printf '%s\n' "$fields" >>"$dir/DEBIAN/control"
+	for f in "$@"; do
+		mkdir -p "$dir/${f%/*}"
+		echo "$name $version" >"$dir/$f"
+	done
+	for s in preinst postinst prerm postrm; do
+		cat >"$dir/DEBIAN/$s" <<-EOS
+		#!/bin/sh
+		echo "$name $version $s \$*" >>/log
+		[ ! -e /fail-$name-$s ] || exit 3
+		EOS
+		chmod 0755 "$dir/DEBIAN/$s"
+	done
+	build_deb "$TESTDIR/${name}_$version.deb" "$dir"
+}
+dc_pkg dv 1.0 '' usr/share/dv/v
+dc_pkg dv 2.0 '' usr/share/dv/v
+dc_pkg db 1.0 'Breaks: dv (<< 2)' usr/share/db/b
+dc_pkg drb 1.0 'Breaks: dv (<< 2)' usr/share/drb/b
+
+# dc_case NAME "SETUP" STUB "MARKERS" ARGS...: twin shell roots; SETUP is
+# a list of "MODE:DEB" (-i:dv_1.0); MARKERS are created in both roots
+# before the run of ARGS.  Compares exit statuses, script logs (sorted
+# when DC_SORT=1: unpkg runs every old prerm before the first preinst),
+# trees and databases; STUB names a new package that failed, whose
+# "not-installed" selection dpkg keeps (see rel_fail).
+dc_case() {
+	local name=$1 setup=$2 stub=$3 markers=$4 dir=$TESTDIR/case-$1 s m t
+	local urc=0 drc=0
+	shift 4
+	section "$name"
+	shell_root "$dir/unpkg"
+	shell_root "$dir/dpkg"
+	for s in $setup; do
+		unpkg_in "$dir/unpkg" "${s%%:*}" "$TESTDIR/${s#*:}.deb" >/dev/null 2>&1 ||
+			check_fail "$name: unpkg $s (setup) failed"
+		dpkg_in "$dir/dpkg" "${s%%:*}" "$TESTDIR/${s#*:}.deb" >/dev/null 2>&1 ||
+			hard_error "$name: dpkg $s (setup) failed"
+	done
+	for t in unpkg dpkg; do
+		: >"$dir/$t/log"
+		for m in $markers; do
+			touch "$dir/$t/$m"
+		done
+	done
+	unpkg_in "$dir/unpkg" "$@" >"$dir/unpkg.out" 2>&1 || urc=$?
+	dpkg_in "$dir/dpkg" "$@" >"$dir/dpkg.out" 2>&1 || drc=$?
+	show_file "$dir/unpkg.out" "unpkg output"
+	assert_status "$drc" "$urc" "$name: unpkg $* (dpkg exits $drc)"
+	if [ "${DC_SORT:-0}" = 1 ]; then
+		sort -o "$dir/unpkg/log" "$dir/unpkg/log"
+		sort -o "$dir/dpkg/log" "$dir/dpkg/log"
+	fi
+	assert_same_file "$dir/dpkg/log" "$dir/unpkg/log" "$name: scripts run (dpkg vs unpkg)"
+	if [ -n "$stub" ]; then
+		awk -v RS= -v ORS='\n\n' -v p="Package: $stub" \
+			'!(index($0, p "\n") == 1 && /\nStatus: install ok not-installed\n/)' \
+			"$dir/dpkg/var/lib/dpkg/status" >"$dir/status"
+		cat "$dir/status" >"$dir/dpkg/var/lib/dpkg/status"
+	fi
+	compare_trees "$dir/unpkg" "$dir/dpkg" "$name" bin/busybox bin/sh log $markers
+	compare_dbs "$dir/unpkg" "$dir/dpkg" "$name"
+}
+
+dc_case deconf-refused -i:dv_1.0 db '' -i "$TESTDIR/db_1.0.deb"
+assert_grep '\(--auto-deconfigure might help\)' "$TESTDIR/case-deconf-refused/unpkg.out" \
+	"deconf-refused: dpkg's words"
+dc_case deconf-unpack -i:dv_1.0 '' '' --auto-deconfigure --unpack "$TESTDIR/db_1.0.deb"
+assert_grep '^De-configuring dv \(1\.0\), to allow installation of db \(1\.0\) \.\.\.$' \
+	"$TESTDIR/case-deconf-unpack/unpkg.out" "deconf-unpack: dpkg's words"
+assert_grep 'yes, will deconfigure dv \(broken by db\)' \
+	"$TESTDIR/case-deconf-unpack/unpkg.out" "deconf-unpack: dpkg's notice"
+dc_case deconf-install -i:dv_1.0 '' '' --auto-deconfigure -i "$TESTDIR/db_1.0.deb"
+assert_grep '^ +db \(1\.0\) breaks dv \(<< 2\) and is installed\.$' \
+	"$TESTDIR/case-deconf-install/unpkg.out" "deconf-install: dpkg's words"
+DC_SORT=1 dc_case deconf-upgraded -i:dv_1.0 '' '' --auto-deconfigure -i \
+	"$TESTDIR/db_1.0.deb" "$TESTDIR/dv_2.0.deb"
+dc_case deconf-prerm-fails -i:dv_1.0 db fail-dv-prerm --auto-deconfigure --unpack \
+	"$TESTDIR/db_1.0.deb"
+dc_case deconf-preinst-fails -i:dv_1.0 db fail-db-preinst --auto-deconfigure --unpack \
+	"$TESTDIR/db_1.0.deb"
+dc_case deconf-abort-fails -i:dv_1.0 db 'fail-db-preinst fail-dv-postinst' \
+	--auto-deconfigure --unpack "$TESTDIR/db_1.0.deb"
+dc_case breaks-unpacked --unpack:dv_1.0 '' '' --unpack "$TESTDIR/db_1.0.deb"
+dc_case breaks-by-installed -i:drb_1.0 '' '' -i "$TESTDIR/dv_1.0.deb"
