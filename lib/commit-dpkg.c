@@ -22,7 +22,9 @@ static int dpkg_barrier(struct unpkg_commit *c, struct unpkg_err *err)
 	for (i = 0; i < c->nents; i++) {
 		struct commit_entry *e = &c->ents[i];
 
-		if (e->fd < 0)
+		/* no writeback was started for a file handed over to be
+		 * synced: its fdatasync does it all */
+		if (e->fd < 0 || (e->flags & ENTRY_SYNC_ONLY))
 			continue;
 		c->stats->sync_file_range++;
 		if (sync_file_range(e->fd, 0, 0,

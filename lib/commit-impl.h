@@ -10,10 +10,12 @@
 struct commit_dir {
 	struct unpkg_root *root;
 	char *relpath;
+	char *shown;		/* in messages: its root's name, then relpath */
 	int fd;			/* -1 while closed to save descriptors */
 	dev_t dev;
 	ino_t ino;
 	int touched;		/* something was created or renamed in it */
+	int pending;		/* holds a file still open for a sync */
 };
 
 enum entry_state {
@@ -21,6 +23,10 @@ enum entry_state {
 	ENTRY_RENAMED,		/* renamed to name, backup (if any) remains */
 	ENTRY_UNDONE,		/* undone by unpkg_commit_undo(): ignored */
 };
+
+/* A file handed over by unpkg_commit_sync_with(): synced, nothing else
+ * (an entry flag above the UNPKG_STAGE_* bits). */
+#define ENTRY_SYNC_ONLY		(1u << 18)
 
 struct commit_entry {
 	int dir;
@@ -67,6 +73,13 @@ struct unpkg_commit {
 	unsigned int max_fds;
 	unsigned int open_fds;
 
+	/* Names of roots in messages (unpkg_commit_name_root()). */
+	struct {
+		const struct unpkg_root *root;
+		const char *shown;
+	} names[2];
+	size_t nnames;
+
 	struct commit_dir *dirs;
 	size_t ndirs, capdirs;
 	int *dirhash;		/* open addressing over dirs by (dev, ino) */
@@ -77,6 +90,12 @@ struct unpkg_commit {
 
 	struct commit_mkdir *mkdirs;
 	size_t nmkdirs, capmkdirs;
+
+	/* Entries staged since the last barrier that need one (new data or
+	 * new entries to be renamed). */
+	size_t unsynced;
+	/* Files handed over by unpkg_commit_sync_with() since then. */
+	size_t sync_only;
 
 	struct io_uring *ring;	/* the uring strategy's, once set up */
 	/* A sync failed: nothing synced since can be trusted, and the same
@@ -105,8 +124,13 @@ int commit_close_fd(struct unpkg_commit *c, struct commit_entry *e,
 void commit_fallback(struct unpkg_commit *c,
 		     const struct unpkg_commit_ops *ops, const char *why);
 
-/* Helpers for strategies: fsync every touched directory / syncfs every
- * filesystem holding a touched directory. */
+/* Close every file descriptor still open in the entries. */
+int commit_close_all(struct unpkg_commit *c, struct unpkg_err *err);
+
+/* Helpers for strategies, each also making durable the files still open
+ * (those handed over by unpkg_commit_sync_with() after the barrier), and
+ * closing them: fdatasync them and fsync every touched directory / syncfs
+ * every filesystem holding a touched directory or an open file. */
 int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err);
 int commit_syncfs_touched(struct unpkg_commit *c, struct unpkg_err *err);
 

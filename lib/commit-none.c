@@ -11,11 +11,10 @@ static int none_staged(struct unpkg_commit *c, struct commit_entry *e,
 	return commit_close_fd(c, e, err);
 }
 
+/* Nothing to sync; files handed over to be synced are closed. */
 static int none_nothing(struct unpkg_commit *c, struct unpkg_err *err)
 {
-	(void)c;
-	(void)err;
-	return 0;
+	return commit_close_all(c, err);
 }
 
 const struct unpkg_commit_ops unpkg_commit_none_ops = {

@@ -17,22 +17,10 @@ static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
 	return commit_close_fd(c, e, err);
 }
 
-static int syncfs_barrier(struct unpkg_commit *c, struct unpkg_err *err)
-{
-	size_t i;
-
-	/* Files staged before a fallback from the dpkg strategy may still
-	 * be open; syncfs covers them. */
-	for (i = 0; i < c->nents; i++)
-		if (commit_close_fd(c, &c->ents[i], err) < 0)
-			return -1;
-	return commit_syncfs_touched(c, err);
-}
-
 const struct unpkg_commit_ops unpkg_commit_syncfs_ops = {
 	.name = "syncfs",
 	.per_run = 1,
 	.staged = syncfs_staged,
-	.barrier = syncfs_barrier,
+	.barrier = commit_syncfs_touched,
 	.renamed = commit_syncfs_touched,
 };

@@ -131,14 +131,15 @@ static int sync_items(struct unpkg_commit *c, const struct sync_item *items,
 	return failed ? -1 : 0;
 }
 
-/* One pass through the ring: the staged files still open (fdatasync,
- * then closed) or the touched directories (fsync).  Where the ring cannot
+/* One pass through the ring: the files still open (fdatasync, then
+ * closed), and after the renames the touched directories too (fsync, and
+ * files handed over late are fsync'ed with them).  Where the ring cannot
  * be set up, the fallback strategy's operation runs instead. */
 static int uring_pass(struct unpkg_commit *c, int files,
 		      struct unpkg_err *err)
 {
-	size_t max = files ? c->nents : c->ndirs, n = 0, i;
 	struct sync_item *items = NULL;
+	size_t n = 0, i;
 	int r, ret = -1;
 
 	r = ring_ready(c, err);
@@ -146,25 +147,26 @@ static int uring_pass(struct unpkg_commit *c, int files,
 		return -1;
 	if (r == 0)
 		return files ? c->ops->barrier(c, err) : c->ops->renamed(c, err);
-	items = malloc((max + 1) * sizeof(*items));
+	items = malloc((c->nents + c->ndirs + 1) * sizeof(*items));
 	if (items == NULL)
 		return unpkg_err_nomem(err);
-	for (i = 0; i < max; i++) {
-		if (files && c->ents[i].fd >= 0) {
+	for (i = 0; i < c->nents; i++) {
+		if (c->ents[i].fd >= 0) {
 			items[n].fd = c->ents[i].fd;
 			items[n++].name = c->ents[i].tmpname;
-		} else if (!files && c->dirs[i].touched) {
+		}
+	}
+	for (i = 0; !files && i < c->ndirs; i++) {
+		if (c->dirs[i].touched) {
 			items[n].fd = unpkg_commit_dirfd(c, (int)i, err);
 			if (items[n].fd < 0)
 				goto out;
-			items[n++].name = c->dirs[i].relpath;
+			items[n++].name = c->dirs[i].shown;
 		}
 	}
-	if (sync_items(c, items, n, files, err) < 0)
+	if (sync_items(c, items, n, files, err) < 0 ||
+	    commit_close_all(c, err) < 0)
 		goto out;
-	for (i = 0; files && i < c->nents; i++)
-		if (commit_close_fd(c, &c->ents[i], err) < 0)
-			goto out;
 	ret = 0;
 out:
 	free(items);

@@ -264,11 +264,23 @@ static int run_op(struct unpkg_commit *c,
 	return -1;
 }
 
+/* The barrier, unless nothing handed over since the last one needs it. */
+static int barrier(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	if (c->unsynced == 0 && c->sync_only == 0)
+		return 0;
+	if (run_op(c, c->ops->barrier, err) < 0)
+		return -1;
+	c->unsynced = 0;
+	c->sync_only = 0;
+	return 0;
+}
+
 static int reserve_fd(struct unpkg_commit *c, struct unpkg_err *err)
 {
 	if (c->open_fds < c->max_fds)
 		return 0;
-	if (run_op(c, c->ops->barrier, err) < 0)
+	if (barrier(c, err) < 0)
 		return -1;
 	if (c->open_fds >= c->max_fds)
 		close_dir_fds(c);
@@ -289,6 +301,45 @@ static int open_dir(struct unpkg_commit *c, struct unpkg_root *root,
 	return fd;
 }
 
+int unpkg_commit_name_root(struct unpkg_commit *c,
+			   const struct unpkg_root *root, const char *shown,
+			   struct unpkg_err *err)
+{
+	if (c->nnames == sizeof(c->names) / sizeof(c->names[0]))
+		return unpkg_err_set(err, UNPKG_ERR_USAGE,
+				     "too many named roots");
+	c->names[c->nnames].root = root;
+	c->names[c->nnames++].shown = shown;
+	return 0;
+}
+
+/* "" for the installation root, whose paths are shown as /RELPATH. */
+static const char *root_name(const struct unpkg_commit *c,
+			     const struct unpkg_root *root)
+{
+	size_t i;
+
+	for (i = 0; i < c->nnames; i++)
+		if (c->names[i].root == root)
+			return c->names[i].shown;
+	return "";
+}
+
+/* NAME/RELPATH, or NAME alone (or "/") for the root itself. */
+static char *shown_path(const char *name, const char *relpath)
+{
+	size_t n = strlen(name), r = strlen(relpath);
+	char *s = malloc(n + r + 2);
+
+	if (s == NULL)
+		return NULL;
+	memcpy(s, name, n);
+	if (r > 0 || n == 0)
+		s[n++] = '/';
+	memcpy(s + n, relpath, r + 1);
+	return s;
+}
+
 int unpkg_commit_dir(struct unpkg_commit *c, struct unpkg_root *root,
 		     const char *relpath, struct unpkg_err *err)
 {
@@ -300,7 +351,8 @@ int unpkg_commit_dir(struct unpkg_commit *c, struct unpkg_root *root,
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0) {
-		unpkg_err_sys(err, "cannot stat directory /%s", relpath);
+		unpkg_err_sys(err, "cannot stat directory %s/%s",
+			      root_name(c, root), relpath);
 		goto fail;
 	}
 	found = dirhash_find(c, st.st_dev, st.st_ino);
@@ -320,7 +372,10 @@ int unpkg_commit_dir(struct unpkg_commit *c, struct unpkg_root *root,
 		goto fail;
 	d = &c->dirs[c->ndirs];
 	d->relpath = strdup(relpath);
-	if (d->relpath == NULL) {
+	d->shown = shown_path(root_name(c, root), relpath);
+	if (d->relpath == NULL || d->shown == NULL) {
+		free(d->relpath);
+		free(d->shown);
 		unpkg_err_nomem(err);
 		goto fail;
 	}
@@ -354,8 +409,8 @@ int unpkg_commit_dirfd(struct unpkg_commit *c, int dir, struct unpkg_err *err)
 		close(fd);
 		c->open_fds--;
 		return unpkg_err_set(err, UNPKG_ERR_CONFLICT,
-				     "directory /%s changed during the run",
-				     d->relpath);
+				     "directory %s changed during the run",
+				     d->shown);
 	}
 	d->fd = fd;
 	return fd;
@@ -376,6 +431,7 @@ int unpkg_commit_mkdir(struct unpkg_commit *c, int dir, const char *name,
 	m->dir = dir;
 	c->nmkdirs++;
 	c->dirs[dir].touched = 1;
+	c->unsynced++;
 	return 0;
 }
 
@@ -424,6 +480,9 @@ int unpkg_commit_stage(struct unpkg_commit *c, int dir, const char *tmpname,
 	c->nents++;
 	fd = -1;		/* now closed through the entry */
 	c->dirs[dir].touched = 1;
+	/* A file waiting from an earlier transaction is durable already. */
+	if (!(flags & UNPKG_STAGE_KEEP))
+		c->unsynced++;
 
 	if (flags & UNPKG_STAGE_BACKUP) {
 		dfd = unpkg_commit_dirfd(c, dir, err);
@@ -503,12 +562,63 @@ int unpkg_commit_remove(struct unpkg_commit *c, int dir, const char *name,
 	return 0;
 }
 
+int unpkg_commit_sync_with(struct unpkg_commit *c, int dir, const char *name,
+			   int fd, struct unpkg_err *err)
+{
+	struct commit_entry *e;
+
+	c->open_fds++;		/* ours now, whatever happens */
+	if (grow((void **)&c->ents, &c->capents, c->nents + 1,
+		 sizeof(*c->ents), err) < 0)
+		goto fail;
+	e = &c->ents[c->nents];
+	e->tmpname = strdup(name);
+	if (e->tmpname == NULL) {
+		unpkg_err_nomem(err);
+		goto fail;
+	}
+	e->name = NULL;
+	e->dir = dir;
+	e->fd = fd;
+	e->flags = UNPKG_STAGE_NORENAME | ENTRY_SYNC_ONLY;
+	e->state = ENTRY_UNDONE;	/* never renamed, restored or removed */
+	c->nents++;
+	c->sync_only++;
+	return reserve_fd(c, err);
+fail:
+	close(fd);
+	c->open_fds--;
+	return -1;
+}
+
 /* --- the passes ------------------------------------------------------------*/
+
+int commit_close_all(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < c->nents; i++)
+		if (commit_close_fd(c, &c->ents[i], err) < 0)
+			return -1;
+	return 0;
+}
 
 int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err)
 {
 	size_t i;
 
+	for (i = 0; i < c->nents; i++) {
+		struct commit_entry *e = &c->ents[i];
+
+		if (e->fd < 0)
+			continue;
+		c->stats->fdatasync++;
+		if (fdatasync(e->fd) < 0)
+			return unpkg_err_sync(err, "cannot fdatasync %s",
+					      e->tmpname);
+		if (commit_close_fd(c, e, err) < 0)
+			return -1;
+	}
 	for (i = 0; i < c->ndirs; i++) {
 		int fd;
 
@@ -519,36 +629,50 @@ int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err)
 			return -1;
 		c->stats->fsync++;
 		if (fsync(fd) < 0)
-			return unpkg_err_sync(err, "cannot fsync directory /%s",
-					     c->dirs[i].relpath);
+			return unpkg_err_sync(err, "cannot fsync directory %s",
+					     c->dirs[i].shown);
 	}
 	return 0;
 }
 
 int commit_syncfs_touched(struct unpkg_commit *c, struct unpkg_err *err)
 {
-	size_t i, j;
+	/* The file systems synced so far; past the first few (never seen
+	 * in practice) one may be synced more than once. */
+	dev_t done[16];
+	size_t i, j, ndone = 0;
+	int ret = -1;
 
+	for (i = 0; i < c->nents; i++)
+		if (c->ents[i].fd >= 0)
+			c->dirs[c->ents[i].dir].pending = 1;
 	for (i = 0; i < c->ndirs; i++) {
-		int fd, seen = 0;
+		struct commit_dir *d = &c->dirs[i];
+		int fd;
 
-		if (!c->dirs[i].touched)
+		if (!d->touched && !d->pending)
 			continue;
-		for (j = 0; j < i && !seen; j++)
-			seen = c->dirs[j].touched &&
-			       c->dirs[j].dev == c->dirs[i].dev;
-		if (seen)
+		for (j = 0; j < ndone && done[j] != d->dev; j++)
+			;
+		if (j < ndone)
 			continue;
 		fd = unpkg_commit_dirfd(c, (int)i, err);
 		if (fd < 0)
-			return -1;
+			goto out;
 		c->stats->syncfs++;
-		if (syncfs(fd) < 0)
-			return unpkg_err_sync(err,
-					      "cannot sync the filesystem of /%s",
-					     c->dirs[i].relpath);
+		if (syncfs(fd) < 0) {
+			unpkg_err_sync(err, "cannot sync the filesystem of %s",
+				       d->shown);
+			goto out;
+		}
+		if (ndone < sizeof(done) / sizeof(done[0]))
+			done[ndone++] = d->dev;
 	}
-	return 0;
+	ret = commit_close_all(c, err);
+out:
+	for (i = 0; i < c->ndirs; i++)
+		c->dirs[i].pending = 0;
+	return ret;
 }
 
 /* Move the empty directory `name` aside as NAME.dpkg-tmp (or back). */
@@ -611,7 +735,9 @@ static void clear_touched(struct unpkg_commit *c)
 		c->dirs[i].touched = 0;
 }
 
-int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err)
+int unpkg_commit_finish_hooked(struct unpkg_commit *c,
+			       const struct unpkg_commit_hooks *h,
+			       struct unpkg_err *err)
 {
 	double t0 = unpkg_now(), t1;
 
@@ -622,17 +748,35 @@ int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err)
 	if (rename_pass(c, err) < 0)
 		return -1;
 #endif
-	if (run_op(c, c->ops->barrier, err) < 0)
+	if (barrier(c, err) < 0)
 		return -1;
 	t1 = unpkg_now();
 	c->stats->phase_seconds[UNPKG_PHASE_BARRIER] += t1 - t0;
-	if (rename_pass(c, err) < 0 || run_op(c, c->ops->renamed, err) < 0)
+	if ((h != NULL && h->synced != NULL && h->synced(h->ctx, err) < 0) ||
+	    rename_pass(c, err) < 0)
 		return -1;
+	if (h != NULL && h->renamed != NULL) {
+		/* What the hook stages gets a barrier and renames of its own;
+		 * what it hands to unpkg_commit_sync_with() alone waits for
+		 * the final sync. */
+		if (h->renamed(h->ctx, err) < 0 ||
+		    (c->unsynced > 0 && barrier(c, err) < 0) ||
+		    rename_pass(c, err) < 0)
+			return -1;
+	}
+	if (run_op(c, c->ops->renamed, err) < 0)
+		return -1;
+	c->sync_only = 0;
 	c->stats->phase_seconds[UNPKG_PHASE_RENAME] += unpkg_now() - t1;
 	/* Durable now: a later finish of the same transaction syncs only
 	 * what changes after this one. */
 	clear_touched(c);
 	return 0;
+}
+
+int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	return unpkg_commit_finish_hooked(c, NULL, err);
 }
 
 /* Free the entries and created directories from the given indexes on;
@@ -751,9 +895,9 @@ static void abort_range(struct unpkg_commit *c, size_t ents, size_t ents_end,
 		struct commit_entry *e = &c->ents[i];
 		int dfd;
 
+		commit_close_fd(c, e, &ignored);
 		if (e->state == ENTRY_UNDONE)
 			continue;
-		commit_close_fd(c, e, &ignored);
 		dfd = unpkg_commit_dirfd(c, e->dir, &ignored);
 		if (dfd < 0)
 			continue;
@@ -850,8 +994,10 @@ void unpkg_commit_free(struct unpkg_commit *c)
 	unpkg_commit_abort(c);
 	commit_uring_free(c);
 	close_dir_fds(c);
-	for (i = 0; i < c->ndirs; i++)
+	for (i = 0; i < c->ndirs; i++) {
 		free(c->dirs[i].relpath);
+		free(c->dirs[i].shown);
+	}
 	free(c->dirs);
 	free(c->dirhash);
 	free(c->ents);

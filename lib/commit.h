@@ -155,6 +155,13 @@ void unpkg_commit_undo(struct unpkg_commit *c,
 		       const struct unpkg_commit_savepoint *from,
 		       const struct unpkg_commit_savepoint *to);
 
+/* Show directories registered beneath `root` as SHOWN/RELPATH in
+ * messages (by default, as the installation root's are: /RELPATH).
+ * `shown` must outlive the object; at most two roots are named. */
+int unpkg_commit_name_root(struct unpkg_commit *c,
+			   const struct unpkg_root *root, const char *shown,
+			   struct unpkg_err *err);
+
 /* Register the directory `relpath` beneath `root` (opened with the root's
  * resolver, so symlinks stay inside the root) and return its handle
  * (>= 0).  The same directory reached by another path gets the same
@@ -194,6 +201,37 @@ int unpkg_commit_stage(struct unpkg_commit *c, int dir, const char *tmpname,
  * second finish commits (abort then undoes both).  On failure the caller
  * calls unpkg_commit_abort(). */
 int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err);
+
+/* Hand over `fd`, an open regular file in directory `dir` that is not an
+ * entry of the transaction (the database's new status file): it is made
+ * durable with the staged data at the next barrier, or, handed over from
+ * the `renamed` hook of unpkg_commit_finish_hooked(), with the renames.
+ * Then it is closed; it is never renamed, restored or removed.  `name`
+ * names it in messages.  The descriptor passes to the commit object even
+ * on error. */
+int unpkg_commit_sync_with(struct unpkg_commit *c, int dir, const char *name,
+			   int fd, struct unpkg_err *err);
+
+/* Work of the caller's between the passes of a finish; NULL members are
+ * skipped.  A hook's error fails the finish. */
+struct unpkg_commit_hooks {
+	/* After the barrier, before the rename pass: everything staged (and
+	 * handed over) is durable, nothing is renamed yet. */
+	int (*synced)(void *ctx, struct unpkg_err *err);
+	/* After the rename pass, before the renames are made durable.  What
+	 * the hook stages gets a barrier and rename pass of its own; files it
+	 * hands over with unpkg_commit_sync_with() are made durable with the
+	 * renames, by the same sync. */
+	int (*renamed)(void *ctx, struct unpkg_err *err);
+	void *ctx;
+};
+
+/* unpkg_commit_finish() with the caller's work in between; the barrier is
+ * skipped when nothing staged since the last one needs it (only removals,
+ * or entries staged with UNPKG_STAGE_KEEP). */
+int unpkg_commit_finish_hooked(struct unpkg_commit *c,
+			       const struct unpkg_commit_hooks *h,
+			       struct unpkg_err *err);
 
 /* Make already renamed entries durable again is not needed; this removes
  * the NAME.dpkg-tmp backups of committed entries (best effort: a backup

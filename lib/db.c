@@ -100,6 +100,8 @@ struct unpkg_db {
 	 * writes are not durable. */
 	int admindir_sync_failed;
 	int updates_sync_failed;
+	/* info/format is missing: the next write puts it in place. */
+	int format_missing;
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -605,14 +607,13 @@ static int write_all(int fd, const char *buf, size_t len, const char *shown,
 	return 0;
 }
 
-/* Write `len` bytes as `tmp` (mode 0644) in the admindir and make them
- * durable unless NOSYNC; `shown` names the final file in messages.  On
- * error the temporary file is removed. */
-static int write_new(struct unpkg_db *db, const char *tmp, const void *data,
-		     size_t len, const char *shown, unsigned long *count,
-		     struct unpkg_err *err)
+/* Create `tmp` (mode 0644) in the admindir holding `len` bytes and return
+ * its descriptor, not synced; `shown` names the final file in messages.
+ * On error the temporary file is removed. */
+static int write_tmp(struct unpkg_db *db, const char *tmp, const void *data,
+		     size_t len, const char *shown, struct unpkg_err *err)
 {
-	int fd, r;
+	int fd;
 
 	fd = openat(db->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		    0644);
@@ -624,23 +625,9 @@ static int write_new(struct unpkg_db *db, const char *tmp, const void *data,
 	}
 	if (write_all(fd, data, len, shown, err) < 0)
 		goto fail;
-	if (!(db->flags & UNPKG_DB_NOSYNC)) {
-		if (fdatasync(fd) < 0) {
-			unpkg_err_sync(err, "cannot sync %s-new", shown);
-			goto fail;
-		}
-		(*count)++;
-	}
-	r = close(fd);
-	fd = -1;
-	if (r < 0) {
-		unpkg_err_sys(err, "cannot close %s-new", shown);
-		goto fail;
-	}
-	return 0;
+	return fd;
 fail:
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	unlinkat(db->dirfd, tmp, 0);
 	return -1;
 }
@@ -963,11 +950,10 @@ out:
 
 /* info/format: the layout version.  "1" is the multiarch layout (lists
  * named name:arch for Multi-Arch: same); an older one would need dpkg's
- * own conversion of info/. */
+ * own conversion of info/.  A missing one is written with the next status
+ * (unpkg_db_write_begin()), made durable by the same barrier. */
 static int check_format(struct unpkg_db *db, struct unpkg_err *err)
 {
-	static const char one[] = "1\n";
-	unsigned long synced = 0;
 	char *shown = NULL;
 	char *buf = NULL;
 	size_t len = 0;
@@ -981,32 +967,14 @@ static int check_format(struct unpkg_db *db, struct unpkg_err *err)
 	r = slurp(db->dirfd, "info/format", shown, 1, &buf, &len, err);
 	if (r < 0)
 		goto out;
-	if (r > 0) {
-		if (strcmp(buf, "1") != 0 && strcmp(buf, one) != 0) {
-			unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
-				      "%s: database layout '%.*s' is not "
-				      "supported (run dpkg once to upgrade "
-				      "it)",
-				      shown, (int)strcspn(buf, "\n"), buf);
-			goto out;
-		}
-		ret = 0;
+	if (r > 0 && strcmp(buf, "1") != 0 && strcmp(buf, "1\n") != 0) {
+		unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+			      "%s: database layout '%.*s' is not supported "
+			      "(run dpkg once to upgrade it)",
+			      shown, (int)strcspn(buf, "\n"), buf);
 		goto out;
 	}
-	if (db->flags & UNPKG_DB_READONLY) {
-		ret = 0;
-		goto out;
-	}
-	if (write_new(db, "info/format-new", one, sizeof(one) - 1, shown,
-		      &synced, err) < 0)
-		goto out;
-	if (renameat(db->dirfd, "info/format-new", db->dirfd,
-		     "info/format") < 0) {
-		unpkg_err_sys(err, "cannot install %s", shown);
-		goto out;
-	}
-	if (!(db->flags & UNPKG_DB_NOSYNC) && fsync_at(db, "info", err) < 0)
-		goto out;
+	db->format_missing = r == 0 && !(db->flags & UNPKG_DB_READONLY);
 	ret = 0;
 out:
 	free(buf);
@@ -1263,16 +1231,25 @@ int unpkg_db_serialise(const struct unpkg_db *db, char **out, size_t *len,
 	return 0;
 }
 
-int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
-		   struct unpkg_err *err)
+void unpkg_db_staged_close(struct unpkg_db_staged *s)
 {
-	int sync = !(db->flags & UNPKG_DB_NOSYNC);
-	unsigned long count = 0;
-	char *buf = NULL;
-	char *shown = NULL;
-	size_t len = 0, i, removed = 0;
-	int ret = -1;
+	size_t i;
 
+	for (i = 0; i < s->n; i++)
+		if (s->fd[i] >= 0)
+			close(s->fd[i]);
+	s->n = 0;
+}
+
+int unpkg_db_write_begin(struct unpkg_db *db, struct unpkg_db_staged *s,
+			 struct unpkg_err *err)
+{
+	static const char one[] = "1\n";
+	char *buf = NULL, *shown = NULL;
+	size_t len = 0;
+	int fd, ret = -1;
+
+	s->n = 0;
 	/* A write records what the caller has put in place, new lists
 	 * among it. */
 	db->files_stale = 1;
@@ -1282,6 +1259,20 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 			      db->admindir);
 		goto out;
 	}
+	if (db->format_missing) {
+		shown = path_join(db->admindir, "info/format");
+		if (shown == NULL) {
+			unpkg_err_nomem(err);
+			goto out;
+		}
+		fd = write_tmp(db, "info/format-new", one, sizeof(one) - 1,
+			       shown, err);
+		if (fd < 0)
+			goto out;
+		s->fd[s->n] = fd;
+		s->name[s->n++] = "info/format-new";
+		free(shown);
+	}
 	shown = path_join(db->admindir, "status");
 	if (shown == NULL) {
 		unpkg_err_nomem(err);
@@ -1289,8 +1280,44 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 	}
 	if (unpkg_db_serialise(db, &buf, &len, err) < 0)
 		goto out;
-	if (write_new(db, "status-new", buf, len, shown, &count, err) < 0)
+	fd = write_tmp(db, "status-new", buf, len, shown, err);
+	if (fd < 0)
 		goto out;
+	s->fd[s->n] = fd;
+	s->name[s->n++] = "status-new";
+	ret = 0;
+out:
+	if (ret < 0) {
+		if (s->n > 0)
+			unlinkat(db->dirfd, "info/format-new", 0);
+		unpkg_db_staged_close(s);
+	}
+	free(buf);
+	free(shown);
+	return ret;
+}
+
+int unpkg_db_write_end(struct unpkg_db *db, unsigned long *fsyncs,
+		       struct unpkg_err *err)
+{
+	int sync = !(db->flags & UNPKG_DB_NOSYNC);
+	unsigned long count = 0;
+	char *shown = NULL;
+	size_t i, removed = 0;
+	int ret = -1;
+
+	shown = path_join(db->admindir, "status");
+	if (shown == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	if (db->format_missing &&
+	    renameat(db->dirfd, "info/format-new", db->dirfd,
+		     "info/format") < 0) {
+		unpkg_err_sys(err, "cannot install %s/info/format",
+			      db->admindir);
+		goto out;
+	}
 	/* status itself is never missing: status-old is only a courtesy
 	 * copy, replaced the way dpkg replaces it. */
 	if (unlinkat(db->dirfd, "status-old", 0) < 0 && errno != ENOENT) {
@@ -1315,6 +1342,7 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 			goto out;
 		}
 	}
+	db->format_missing = 0;
 	/* Only now may the journal go: a surviving entry would be applied
 	 * again over the new status and roll it back. */
 	for (i = 0; i < db->napplied; i++) {
@@ -1347,9 +1375,55 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 out:
 	if (fsyncs != NULL)
 		*fsyncs += count;
-	free(buf);
 	free(shown);
 	return ret;
+}
+
+int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
+		   struct unpkg_err *err)
+{
+	struct unpkg_db_staged s;
+	int format = db->format_missing;
+	size_t i;
+
+	if (unpkg_db_write_begin(db, &s, err) < 0)
+		return -1;
+	for (i = 0; i < s.n && !(db->flags & UNPKG_DB_NOSYNC); i++) {
+		if (fsyncs != NULL)
+			(*fsyncs)++;
+		if (fdatasync(s.fd[i]) < 0) {
+			unpkg_err_sync(err, "cannot sync %s/%s", db->admindir,
+				       s.name[i]);
+			goto fail;
+		}
+	}
+	for (i = 0; i < s.n; i++) {
+		int fd = s.fd[i];
+
+		s.fd[i] = -1;
+		if (close(fd) < 0) {
+			unpkg_err_sys(err, "cannot close %s/%s", db->admindir,
+				      s.name[i]);
+			goto fail;
+		}
+	}
+	if (unpkg_db_write_end(db, fsyncs, err) < 0)
+		return -1;
+	if (!format || (db->flags & UNPKG_DB_NOSYNC))
+		return 0;
+	if (fsyncs != NULL)
+		(*fsyncs)++;
+	return fsync_at(db, "info", err);
+fail:
+	for (i = 0; i < s.n; i++)
+		unlinkat(db->dirfd, s.name[i], 0);
+	unpkg_db_staged_close(&s);
+	return -1;
+}
+
+void unpkg_db_sync_lost(struct unpkg_db *db)
+{
+	db->admindir_sync_failed = 1;
 }
 
 int unpkg_db_durable(const struct unpkg_db *db)

@@ -96,12 +96,43 @@ int unpkg_db_serialise(const struct unpkg_db *db, char **out, size_t *len,
  * status-new, fdatasync it, keep the previous status as status-old (hard
  * link), rename status-new over status, fsync the admindir; then unlink the
  * updates/ files that were applied and fsync updates/ (so they cannot
- * reappear after a crash and roll the status back).  With UNPKG_DB_NOSYNC
- * the fsyncs are skipped, and so is a directory fsync that failed before
- * (see unpkg_db_durable()).  Adds the number of fsync-family calls made to
- * *fsyncs if not NULL. */
+ * reappear after a crash and roll the status back).  A missing
+ * info/format is written the same way, in the same write.  With
+ * UNPKG_DB_NOSYNC the fsyncs are skipped, and so is a directory fsync that
+ * failed before (see unpkg_db_durable()).  Adds the number of fsync-family
+ * calls made to *fsyncs if not NULL. */
 int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 		   struct unpkg_err *err);
+
+/* The new files of a write, under their temporary names, not synced. */
+struct unpkg_db_staged {
+	int fd[2];
+	const char *name[2];	/* relative to the admindir */
+	size_t n;
+};
+
+/* unpkg_db_write() in two halves, for a caller that makes the new status
+ * durable together with other files (one barrier for all):
+ * unpkg_db_write_begin() writes the files into `s` and hands their
+ * descriptors over (the caller must make them durable, fdatasync or a
+ * syncfs of their filesystem, and close them); unpkg_db_write_end() then
+ * puts them in place as unpkg_db_write() does, with the same fsyncs but
+ * one: the rename of a new info/format is left to the caller's next sync
+ * of info/ (a crash before it leaves no info/format, which dpkg and the
+ * next run write again).  Nothing between the two may change the
+ * database. */
+int unpkg_db_write_begin(struct unpkg_db *db, struct unpkg_db_staged *s,
+			 struct unpkg_err *err);
+int unpkg_db_write_end(struct unpkg_db *db, unsigned long *fsyncs,
+		       struct unpkg_err *err);
+
+/* Close the descriptors of `s` that are still open. */
+void unpkg_db_staged_close(struct unpkg_db_staged *s);
+
+/* A sync the caller made on the database's behalf failed (a syncfs of
+ * its file system, or of files from unpkg_db_write_begin()): as after a
+ * failed fsync of the admindir, it is not tried again. */
+void unpkg_db_sync_lost(struct unpkg_db *db);
 
 /* 0 once an fsync of the admindir or of updates/ failed: such an fsync is
  * never tried again (after a failed fsync the kernel may have dropped the

@@ -130,6 +130,7 @@ struct run {
 	size_t npkgs;
 	int failed;
 	int db_dirty;		/* stanzas changed since the last write */
+	int db_handed;		/* its new files wait for the commit's sync */
 	struct unpkg_triggers *trig;	/* triggers/ of the database */
 	struct unpkg_statoverride *overrides;	/* dpkg-statoverride's */
 	size_t noverrides;

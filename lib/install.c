@@ -975,6 +975,67 @@ int inst_write_db(struct run *r, struct unpkg_err *err)
 	return 0;
 }
 
+/* Write the database's new files now and hand them to the commit, whose
+ * next sync makes them durable with the package files; db_publish() puts
+ * them in place after it.  One sync fewer than inst_write_db(). */
+static int db_stage(struct run *r, struct unpkg_err *err)
+{
+	struct unpkg_db_staged s;
+	size_t i;
+	int dir;
+
+	dir = unpkg_commit_dir(r->commit, r->admroot, "", err);
+	if (dir < 0 || unpkg_db_write_begin(r->db, &s, err) < 0)
+		return -1;
+	for (i = 0; i < s.n; i++) {
+		int fd = s.fd[i];
+
+		s.fd[i] = -1;	/* the commit's now, even on error */
+		if (unpkg_commit_sync_with(r->commit, dir, s.name[i], fd,
+					   err) < 0) {
+			unpkg_db_staged_close(&s);
+			return -1;
+		}
+	}
+	r->db_dirty = 0;	/* until the next change */
+	r->db_handed = 1;
+	return 0;
+}
+
+/* Put the staged write in place. */
+static int db_publish(struct run *r, struct unpkg_err *err)
+{
+	if (unpkg_db_write_end(r->db, &r->stats->fsync, err) < 0) {
+		if (err->code == UNPKG_ERR_SYNC)
+			r->sync_failed = 1;
+		r->db_dirty = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int db_publish_hook(void *ctx, struct unpkg_err *err)
+{
+	return db_publish(ctx, err);
+}
+
+/* A finish of the run's transaction.  If one of its syncs fails, it may
+ * have been the one covering the database's files (a syncfs of their
+ * file system, or the new status handed over): the database's own syncs
+ * must not try again what it could not do. */
+static int finish(struct run *r, const struct unpkg_commit_hooks *h,
+		  struct unpkg_err *err)
+{
+	int ret = unpkg_commit_finish_hooked(r->commit, h, err);
+
+	if (ret < 0 && err->code == UNPKG_ERR_SYNC &&
+	    (r->db_handed ||
+	     strcmp(unpkg_commit_strategy(r->commit), "syncfs") == 0))
+		unpkg_db_sync_lost(r->db);
+	r->db_handed = 0;
+	return ret;
+}
+
 /* Put the package's stanza back as it was before the run, in memory: the
  * next database write of the run makes it durable. */
 void inst_restore_pkg(struct run *r, struct pkg *p)
@@ -1814,13 +1875,11 @@ void inst_undo_files(struct run *r, struct pkg *p)
 }
 
 /* The old versions' leftovers go once the new files are in place, moved
- * aside until the record; a second finish makes that durable first. */
+ * aside until the record; the finish under way makes that durable first. */
 static int remove_old(struct run *r, struct unpkg_err *err)
 {
-	struct unpkg_commit_savepoint before, after;
 	size_t i;
 
-	unpkg_commit_savepoint(r->commit, &before);
 	for (i = 0; i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
 		int ok;
@@ -1838,10 +1897,7 @@ static int remove_old(struct run *r, struct unpkg_err *err)
 		      remove_obsolete_info(r, p, err) < 0)))
 			return -1;
 	}
-	unpkg_commit_savepoint(r->commit, &after);
-	if (after.entries == before.entries)
-		return 0;
-	return unpkg_commit_finish(r->commit, err);
+	return 0;
 }
 
 /* The new state is durable: the backups can go.  A failure to remove one
@@ -1990,20 +2046,17 @@ static int record_triggers(struct run *r, struct unpkg_err *err)
 				    &r->stats->fsync, err);
 }
 
-/* Commit every extracted package: one barrier, one rename pass, the old
- * versions' leftovers removed, and one database write recording them all
- * as unpacked.  Then the backups can go. */
-static int commit_group(struct run *r, struct unpkg_err *err)
+/* After the rename pass of the extracted packages: the old versions'
+ * leftovers, then the record of them all as unpacked, handed to the
+ * commit so that the sync of the renames makes it durable too. */
+static int record_unpacked(void *ctx, struct unpkg_err *err)
 {
-	double t;
+	struct run *r = ctx;
 	size_t i;
 
-	if (unpkg_commit_finish(r->commit, err) < 0)
-		return -1;
 	/* The rename pass put the new info/KEY.list files in place: the
 	 * file lists the database caches are out of date. */
 	unpkg_db_files_changed(r->db);
-	t = unpkg_now();
 	if (remove_old(r, err) < 0 || record_triggers(r, err) < 0)
 		return -1;
 	for (i = 0; i < r->npkgs; i++) {
@@ -2013,7 +2066,26 @@ static int commit_group(struct run *r, struct unpkg_err *err)
 		    inst_put_state(r, p, "ok", "unpacked", err) < 0)
 			return -1;
 	}
-	if (inst_write_db(r, err) < 0)
+	return db_stage(r, err);
+}
+
+/* Commit every extracted package: one barrier, one rename pass, the old
+ * versions' leftovers removed, and one sync making the renames and the
+ * record of them all as unpacked durable; the record is put in place
+ * after it.  Then the backups can go. */
+static int commit_group(struct run *r, struct unpkg_err *err)
+{
+	const struct unpkg_commit_hooks hooks = {
+		.renamed = record_unpacked,
+		.ctx = r,
+	};
+	double t;
+	size_t i;
+
+	if (finish(r, &hooks, err) < 0)
+		return -1;
+	t = unpkg_now();
+	if (db_publish(r, err) < 0)
 		return -1;
 	for (i = 0; i < r->npkgs; i++)
 		if (r->pkgs[i].state == PKG_EXTRACTED)
@@ -2228,6 +2300,15 @@ static int configure_in_order(struct run *r, struct unpkg_err *err)
 	return 0;
 }
 
+/* After the conffiles' renames, when no postinst is to run: configure,
+ * and hand the record to the commit. */
+static int configure_unscripted(void *ctx, struct unpkg_err *err)
+{
+	struct run *r = ctx;
+
+	return configure_in_order(r, err) < 0 ? -1 : db_stage(r, err);
+}
+
 static int configure_pkgs(struct run *r, struct unpkg_err *err)
 {
 	double t = unpkg_now();
@@ -2273,7 +2354,24 @@ static int configure_pkgs(struct run *r, struct unpkg_err *err)
 	}
 	if (!any)
 		goto done;
-	if (unpkg_commit_finish(r->commit, err) < 0)
+	for (i = 0; i < r->npkgs; i++)
+		if (r->pkgs[i].state == PKG_CONFIGURING &&
+		    r->pkgs[i].scripts[maint_index("postinst")].present)
+			scripts = 1;
+	if (!scripts) {
+		/* Nothing runs between the conffiles' renames and the
+		 * record: one sync makes both durable. */
+		const struct unpkg_commit_hooks hooks = {
+			.renamed = configure_unscripted,
+			.ctx = r,
+		};
+
+		if (finish(r, &hooks, err) < 0 || db_publish(r, err) < 0)
+			goto fail;
+		release(r);
+		goto done;
+	}
+	if (finish(r, NULL, err) < 0)
 		goto fail;
 	/* The postinsts see their packages half-configured, conffiles in
 	 * place. */
@@ -2281,14 +2379,11 @@ static int configure_pkgs(struct run *r, struct unpkg_err *err)
 		struct pkg *p = &r->pkgs[i];
 
 		if (p->state == PKG_CONFIGURING &&
-		    p->scripts[maint_index("postinst")].present) {
-			if (inst_put_state(r, p, "ok", "half-configured",
-					   err) < 0)
-				goto fail;
-			scripts = 1;
-		}
+		    p->scripts[maint_index("postinst")].present &&
+		    inst_put_state(r, p, "ok", "half-configured", err) < 0)
+			goto fail;
 	}
-	if (scripts && inst_write_db(r, err) < 0)
+	if (inst_write_db(r, err) < 0)
 		goto fail;
 	/* From here on the conffiles stay: a script may have used them. */
 	if (configure_in_order(r, err) < 0 || inst_write_db(r, err) < 0) {
@@ -2323,8 +2418,16 @@ fail:
 
 /* --- the run ----------------------------------------------------------------*/
 
+/* Mark the opened packages half-installed, durably, before any script or
+ * file of theirs runs or appears (a new directory appears at once).  The
+ * strategy makes the new status durable, as it would the packages' data:
+ * one syncfs covers it and a new info/format together. */
 static int mark_all(struct run *r, struct unpkg_err *err)
 {
+	const struct unpkg_commit_hooks hooks = {
+		.synced = db_publish_hook,
+		.ctx = r,
+	};
 	double t = unpkg_now();
 	size_t i;
 	int any = 0;
@@ -2343,7 +2446,7 @@ static int mark_all(struct run *r, struct unpkg_err *err)
 		p->state = PKG_MARKED;
 		any = 1;
 	}
-	if (any && inst_write_db(r, err) < 0)
+	if (any && (db_stage(r, err) < 0 || finish(r, &hooks, err) < 0))
 		return -1;
 	timed(r, UNPKG_PHASE_MARK, t);
 	return 0;
@@ -2519,7 +2622,8 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	    load_overrides(&r, err) < 0 ||
 	    (o->sync_auto && choose_auto(&r, &mode, err) < 0) ||
 	    unpkg_commit_new(mode, r.stats, o->events, 0, &r.commit,
-			     err) < 0)
+			     err) < 0 ||
+	    unpkg_commit_name_root(r.commit, r.admroot, o->admindir, err) < 0)
 		goto out;
 	timed(&r, UNPKG_PHASE_PLAN, t);
 	t = unpkg_now();

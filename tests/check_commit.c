@@ -127,6 +127,143 @@ static void finish(struct fixture *f)
 	ck_assert_msg(unpkg_commit_release(f->c, &err) == 0, "%s", err.msg);
 }
 
+/* A file outside the transaction, written and handed over to be synced. */
+static void sync_with(struct fixture *f, int dir, const char *name,
+		      const char *data)
+{
+	struct unpkg_err err;
+	int dfd, fd;
+
+	unpkg_err_init(&err);
+	dfd = unpkg_commit_dirfd(f->c, dir, &err);
+	ck_assert_msg(dfd >= 0, "%s", err.msg);
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, strlen(data)), (ssize_t)strlen(data));
+	ck_assert_msg(unpkg_commit_sync_with(f->c, dir, name, fd, &err) == 0,
+		      "%s", err.msg);
+}
+
+struct hook_ctx {
+	struct fixture *f;
+	int dir;
+	int stage_more;		/* the renamed hook stages a file too */
+	char log[64];
+};
+
+static int hook_synced(void *ctx, struct unpkg_err *err)
+{
+	struct hook_ctx *h = ctx;
+
+	(void)err;
+	/* the staged data is synced, nothing renamed yet */
+	ck_assert(!exists(h->f, "d/a"));
+	strcat(h->log, "s");
+	return 0;
+}
+
+static int hook_renamed(void *ctx, struct unpkg_err *err)
+{
+	struct hook_ctx *h = ctx;
+
+	(void)err;
+	ck_assert(exists(h->f, "d/a"));
+	sync_with(h->f, h->dir, "late", "late data");
+	if (h->stage_more)
+		stage_file(h->f, h->dir, "b", "beta", 0);
+	strcat(h->log, "r");
+	return 0;
+}
+
+/* finish_hooked: the hooks between the passes; a file handed over
+ * before the finish is synced by the barrier, one handed over from the
+ * renamed hook by the sync of the renames, with no extra pass; what the
+ * hook stages gets a barrier and renames of its own. */
+static void hooked_run(enum unpkg_sync_mode mode, int stage_more,
+		       struct unpkg_stats *out)
+{
+	struct fixture f;
+	struct hook_ctx h = { 0 };
+	struct unpkg_commit_hooks hooks = {
+		.synced = hook_synced,
+		.renamed = hook_renamed,
+		.ctx = &h,
+	};
+	struct unpkg_err err;
+
+	setup(&f, mode, 0);
+	h.f = &f;
+	h.dir = dir_handle(&f, "d");
+	h.stage_more = stage_more;
+	stage_file(&f, h.dir, "a", "alpha", 0);
+	sync_with(&f, h.dir, "early", "early data");
+	unpkg_err_init(&err);
+	ck_assert_msg(unpkg_commit_finish_hooked(f.c, &hooks, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_str_eq(h.log, "sr");
+	check_content(&f, "d/a", "alpha");
+	check_content(&f, "d/early", "early data");
+	check_content(&f, "d/late", "late data");
+	ck_assert(exists(&f, "d/b") == stage_more);
+	*out = f.st;
+	/* handed-over files are never renamed or removed, not even by an
+	 * abort */
+	unpkg_commit_abort(f.c);
+	ck_assert(!exists(&f, "d/a"));
+	ck_assert(exists(&f, "d/early") && exists(&f, "d/late"));
+	teardown(&f);
+}
+
+START_TEST(test_hooks)
+{
+	struct unpkg_stats st;
+
+	hooked_run(UNPKG_SYNC_SYNCFS, 0, &st);
+	ck_assert_uint_eq(st.syncfs, 2);
+	hooked_run(UNPKG_SYNC_SYNCFS, 1, &st);
+	ck_assert_uint_eq(st.syncfs, 3);
+	hooked_run(UNPKG_SYNC_DPKG, 0, &st);
+	/* a and early at the barrier, late with the directory */
+	ck_assert_uint_eq(st.fdatasync, 3);
+	ck_assert_uint_eq(st.fsync, 1);
+	/* WAIT_BEFORE only where writeback was started: a */
+	ck_assert_uint_eq(st.sync_file_range, 2);
+	hooked_run(UNPKG_SYNC_DPKG, 1, &st);
+	/* late goes with b's barrier */
+	ck_assert_uint_eq(st.fdatasync, 4);
+	ck_assert_uint_eq(st.fsync, 1);
+	hooked_run(UNPKG_SYNC_NONE, 1, &st);
+	ck_assert_uint_eq(st.fdatasync + st.fsync + st.syncfs, 0);
+}
+END_TEST
+
+/* No barrier when nothing staged needs one: removals and files waiting
+ * from an earlier transaction (UNPKG_STAGE_KEEP). */
+START_TEST(test_barrier_skipped)
+{
+	struct fixture f;
+	struct unpkg_err err;
+	int d;
+
+	setup(&f, UNPKG_SYNC_SYNCFS, 0);
+	unpkg_err_init(&err);
+	tu_write_file(at(&f, "d/c.dpkg-new"), "new", 0644);
+	tu_write_file(at(&f, "d/gone"), "old", 0644);
+	d = dir_handle(&f, "d");
+	ck_assert_int_eq(unpkg_commit_stage(f.c, d, "c.dpkg-new", "c", -1,
+					    UNPKG_STAGE_KEEP, &err), 0);
+	ck_assert_int_eq(unpkg_commit_remove(f.c, d, "gone", 0, &err), 0);
+	finish(&f);
+	ck_assert_uint_eq(f.st.syncfs, 1);	/* the renames' only */
+	check_content(&f, "d/c", "new");
+	ck_assert(!exists(&f, "d/gone"));
+	stage_file(&f, d, "a", "alpha", 0);
+	finish(&f);
+	ck_assert_uint_eq(f.st.syncfs, 3);
+	teardown(&f);
+}
+END_TEST
+
 START_TEST(test_mode_names)
 {
 	ck_assert_int_eq(unpkg_sync_mode_parse("dpkg"), UNPKG_SYNC_DPKG);
@@ -643,6 +780,8 @@ int main(void)
 	tcase_add_test(tc, test_dir_dedup);
 	tcase_add_test(tc, test_fallback_to_syncfs);
 	tcase_add_test(tc, test_rename_failure_rolls_back);
+	tcase_add_test(tc, test_hooks);
+	tcase_add_test(tc, test_barrier_skipped);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

@@ -241,9 +241,9 @@ START_TEST(t_create)
 	p = cat(admin, "/status", NULL);
 	ck_assert_int_eq(stat(p, &st), 0);
 	ck_assert_int_eq(st.st_size, 0);
+	/* info/format comes with the first write (below). */
 	p = cat(admin, "/info/format", NULL);
-	data = gc(tu_read_file(p, NULL));
-	ck_assert_str_eq(data, "1\n");
+	ck_assert_int_eq(access(p, F_OK), -1);
 	/* dpkg creates its lock files 0660 less the umask. */
 	p = cat(admin, "/lock", NULL);
 	ck_assert_int_eq(stat(p, &st), 0);
@@ -254,11 +254,16 @@ START_TEST(t_create)
 
 	unpkg_err_init(&err);
 	ck_assert_int_eq(unpkg_db_write(db, &fs, &err), 0);
-	ck_assert_uint_eq(fs, 2);
+	/* fdatasync of format-new and status-new, fsync of the admindir
+	 * and of info/ */
+	ck_assert_uint_eq(fs, 4);
 	unpkg_db_free(db);
 	p = cat(admin, "/status", NULL);
 	data = gc(tu_read_file(p, NULL));
 	ck_assert_str_eq(data, "");
+	p = cat(admin, "/info/format", NULL);
+	data = gc(tu_read_file(p, NULL));
+	ck_assert_str_eq(data, "1\n");
 
 	/* A second CREATE on an existing database changes nothing. */
 	p = cat(admin, "/status", NULL);
@@ -285,8 +290,14 @@ START_TEST(t_format)
 	db = open_ok(fx.admin, UNPKG_DB_READONLY);
 	unpkg_db_free(db);
 	ck_assert(!fx_exists(&fx, "info/format"));
-	/* ...an update does, as dpkg does. */
+	/* ...nor does an update that writes nothing... */
 	db = open_ok(fx.admin, UNPKG_DB_NOSYNC);
+	unpkg_db_free(db);
+	ck_assert(!fx_exists(&fx, "info/format"));
+	/* ...a write does, as dpkg does. */
+	db = open_ok(fx.admin, UNPKG_DB_NOSYNC);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_db_write(db, NULL, &err), 0);
 	unpkg_db_free(db);
 	data = gc(tu_read_file(p, NULL));
 	ck_assert_str_eq(data, "1\n");
@@ -1104,6 +1115,58 @@ START_TEST(t_write_atomic)
 }
 END_TEST
 
+/* The write in two halves: begin leaves status as it was and hands over
+ * status-new (and a missing info/format) unsynced; end puts them in
+ * place with the admindir's fsync only. */
+START_TEST(t_write_halves)
+{
+	struct fixture fx;
+	struct unpkg_db *db;
+	struct unpkg_db_staged st;
+	struct unpkg_err err;
+	unsigned long fs = 0;
+	char *old, *data;
+	size_t i;
+
+	fx_init(&fx);
+	ck_assert_int_eq(unlink(fx_path(&fx, "info/format")), 0);
+	old = cat(stz("a", "all", NULL, INST, "1"), "\n", NULL);
+	fx_write(&fx, "status", old);
+	db = open_ok(fx.admin, 0);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_db_put(db, "b", "all",
+				      stz("b", "all", NULL, INST, "2"), &err),
+			 0);
+	ck_assert_int_eq(unpkg_db_write_begin(db, &st, &err), 0);
+	ck_assert_uint_eq(st.n, 2);
+	ck_assert_str_eq(st.name[0], "info/format-new");
+	ck_assert_str_eq(st.name[1], "status-new");
+	for (i = 0; i < st.n; i++)
+		ck_assert_int_ge(fcntl(st.fd[i], F_GETFD), 0);
+	ck_assert_str_eq(fx_read(&fx, "status"), old);
+	ck_assert(!fx_exists(&fx, "info/format"));
+	ck_assert(fx_exists(&fx, "status-new"));
+	unpkg_db_staged_close(&st);
+	ck_assert_uint_eq(st.n, 0);
+	ck_assert_int_eq(unpkg_db_write_end(db, &fs, &err), 0);
+	ck_assert_uint_eq(fs, 1);
+	data = fx_read(&fx, "status");
+	ck_assert_ptr_nonnull(strstr(data, "Package: b\n"));
+	ck_assert_str_eq(fx_read(&fx, "status-old"), old);
+	ck_assert_str_eq(fx_read(&fx, "info/format"), "1\n");
+	ck_assert(!fx_exists(&fx, "status-new"));
+	ck_assert(!fx_exists(&fx, "info/format-new"));
+	/* Once written, the format is not written again. */
+	ck_assert_int_eq(unpkg_db_write_begin(db, &st, &err), 0);
+	ck_assert_uint_eq(st.n, 1);
+	ck_assert_str_eq(st.name[0], "status-new");
+	unpkg_db_staged_close(&st);
+	ck_assert_int_eq(unpkg_db_write_end(db, NULL, &err), 0);
+	unpkg_db_free(db);
+	fx_destroy(&fx);
+}
+END_TEST
+
 START_TEST(t_put)
 {
 	struct fixture fx;
@@ -1417,6 +1480,7 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, t_parse_errors);
 	tcase_add_test(tc, t_locks);
 	tcase_add_test(tc, t_write_atomic);
+	tcase_add_test(tc, t_write_halves);
 	tcase_add_test(tc, t_put);
 	tcase_add_test(tc, t_read_list);
 	tcase_add_test(tc, t_load_files);

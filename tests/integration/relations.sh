@@ -167,6 +167,17 @@ for sync in dpkg batch; do
 done
 UNPKG=$real_unpkg
 
+# A Replaces the other package's version does not meet shares no file:
+# the batched run stays one commit (three syncfs: the mark's, the
+# barrier's, the renames').
+section "run-replaces-unmet: one commit"
+rel_pkg sc 1.0 'Replaces: sa (<< 1.0)' usr/share/sc/own
+r=$TESTDIR/case-run-replaces-unmet
+mkroot "$r"
+unpkg_in "$r" --sync=syncfs --stats -i "$TESTDIR/sa_1.0.deb" "$TESTDIR/sc_1.0.deb" \
+	>"$r.out" 2>&1 || { show_file "$r.out"; check_fail "run-replaces-unmet: unpkg failed"; }
+assert_grep '^stats: calls .* syncfs=4 ' "$r.out" "run-replaces-unmet: one commit and configure"
+
 # One package given twice: dpkg unpacks one over the other, the later one
 # stays.
 rel_case twice '' -i "$TESTDIR/base_1.0.deb" "$TESTDIR/base_2.0.deb"

@@ -14,7 +14,11 @@
 #   S  syncfs
 #   U  io_uring_enter (the uring strategy's batched syncs)
 #   d/M/f  the database write: fdatasync(status-new), rename to status,
-#          fsync of the admin directory
+#          fsync of the admin directory.  The half-installed mark is made
+#          durable by the strategy (dpkg, batch: d; uring: U; syncfs: S)
+#          before anything else happens; the record is written before the
+#          renames are made durable, by the same sync (d with the F's, U,
+#          S), and put in place (Mf) after it.
 # Calls that failed (= -1) changed nothing and are left out.
 TEST_NAME=sync
 . "${TESTLIB:?}"
@@ -114,10 +118,10 @@ count() {
 	echo ${#s}
 }
 
-section "dpkg: mark, then the four passes in order, then the record"
+section "dpkg: mark, the four passes in order, the record made durable with the renames"
 seq=$(trace dpkg)
 # mark (dMf), then W.. A.. D.. R.. F.., then the record (dMf)
-expect "dpkg strategy" "$seq" '^dMf[mW]+A+D+R+F+dMf$'
+expect "dpkg strategy" "$seq" '^dMf[mW]+A+D+R+dF+Mf$'
 [ "$(count "$seq" W)" -eq $nfiles ] || check_fail "dpkg: $(count "$seq" W) SYNC_FILE_RANGE_WRITE calls, expected $nfiles"
 [ "$(count "$seq" A)" -eq $nfiles ] || check_fail "dpkg: $(count "$seq" A) WAIT_BEFORE calls, expected $nfiles"
 [ "$(count "$seq" D)" -eq $nfiles ] || check_fail "dpkg: $(count "$seq" D) fdatasync calls, expected $nfiles"
@@ -129,15 +133,16 @@ grep -q 'SYNC_FILE_RANGE_WRITE' "$TESTDIR/trace-dpkg" &&
 	! grep 'SYNC_FILE_RANGE_WRITE' "$TESTDIR/trace-dpkg" | grep -vq '\.dpkg-new>' ||
 	check_fail "dpkg: a SYNC_FILE_RANGE_WRITE on something other than a staged file"
 assert_grep '^stats: sync mode: dpkg' "$TESTDIR/out-dpkg" "dpkg --stats"
-assert_grep "^stats: calls sync_file_range=$((2 * nfiles)) fdatasync=$nfiles " \
+# the staged files', and the mark's and the record's status-new
+assert_grep "^stats: calls sync_file_range=$((2 * nfiles)) fdatasync=$((nfiles + 2)) " \
 	"$TESTDIR/out-dpkg" "dpkg --stats counts"
 
 section "two packages: dpkg commits each, batch commits the run once"
 debs=("$TESTDIR/syncs.deb" "$TESTDIR/syncs2.deb")
 seq=$(trace dpkg)
-expect "dpkg strategy, two packages" "$seq" '^dMf([mW]+A+D+R+F+dMf){2}$'
+expect "dpkg strategy, two packages" "$seq" '^dMf([mW]+A+D+R+dF+Mf){2}$'
 seq=$(trace batch)
-expect "batch strategy, two packages" "$seq" '^dMf[mW]+A+D+R+F+dMf$'
+expect "batch strategy, two packages" "$seq" '^dMf[mW]+A+D+R+dF+Mf$'
 [ "$(count "$seq" D)" -eq $((nfiles + 3)) ] ||
 	check_fail "batch: $(count "$seq" D) fdatasync calls, expected $((nfiles + 3))"
 assert_grep '^stats: sync mode: batch' "$TESTDIR/out-batch" "batch --stats"
@@ -146,15 +151,16 @@ debs=("$TESTDIR/syncs.deb")
 section "uring: the run's syncs submitted together through io_uring"
 debs=("$TESTDIR/syncs.deb" "$TESTDIR/syncs2.deb")
 seq=$(trace uring)
-expect "uring strategy" "$seq" '^dMf[mW]+U+R+U+dMf$'
+expect "uring strategy" "$seq" '^UMf[mW]+U+R+U+Mf$'
 assert_grep '^stats: sync mode: uring' "$TESTDIR/out-uring" "uring --stats"
-assert_grep "^stats: calls sync_file_range=$((nfiles + 3)) fdatasync=$((nfiles + 3)) " \
+# the staged files, and the mark's status-new, through the ring
+assert_grep "^stats: calls sync_file_range=$((nfiles + 3)) fdatasync=$((nfiles + 4)) " \
 	"$TESTDIR/out-uring" "uring --stats counts"
 debs=("$TESTDIR/syncs.deb")
 
-section "syncfs: one syncfs before and one after the renames"
+section "syncfs: one syncfs before and one after the renames, covering the database too"
 seq=$(trace syncfs)
-expect "syncfs strategy" "$seq" '^dMfm+SR+SdMf$'
+expect "syncfs strategy" "$seq" '^SMfm+SR+SMf$'
 
 section "none: renames only, and no database syncs either"
 seq=$(trace none)
@@ -163,10 +169,28 @@ expect "none strategy" "$seq" '^Mm+R+M$'
 section "fallback: sync_file_range failing with ENOSYS selects syncfs"
 seq=$(trace dpkg -e inject=sync_file_range:error=ENOSYS)
 # the refused W attempt (left out: it failed), then the syncfs recipe
-expect "fallback" "$seq" '^dMfm*SR+SdMf$'
+expect "fallback" "$seq" '^dMfm*SR+SMf$'
 assert_grep 'sync_file_range is not available; using the syncfs strategy' \
 	"$TESTDIR/err-dpkg" "fallback notice"
 assert_grep '^stats: sync mode: syncfs' "$TESTDIR/out-dpkg" "fallback --stats"
+
+section "install: configure's conffile renames and its record made durable by one sync"
+new_pkg "$TESTDIR/conf" withconf
+mkdir -p "$TESTDIR/conf/etc"
+echo "setting=1" >"$TESTDIR/conf/etc/withconf.conf"
+echo /etc/withconf.conf >"$TESTDIR/conf/DEBIAN/conffiles"
+build_deb "$TESTDIR/withconf.deb" "$TESTDIR/conf"
+root=$TESTDIR/root-conf
+used_root "$root"
+strace -f -y -qq -o "$TESTDIR/trace-conf" \
+	-e trace=sync_file_range,fdatasync,fsync,syncfs,rename,renameat,renameat2,mkdir,mkdirat \
+	"$UNPKG" --root="$root" --sync=syncfs -i "$TESTDIR/withconf.deb" \
+	>"$TESTDIR/out-conf" 2>"$TESTDIR/err-conf" ||
+	{ show_file "$TESTDIR/err-conf"; fail "unpkg -i failed"; }
+seq=$(letters "$root" "$TESTDIR/trace-conf")
+# unpack as above, then the conffile's rename (R), one syncfs, the record
+expect "install with a conffile" "$seq" '^SMfm+SR+SMfRSMf$'
+assert_grep '^setting=1$' "$root/etc/withconf.conf" "conffile installed"
 
 section "fdatasync failing with EIO aborts the run, leaving the root as before"
 root=$TESTDIR/root-eio
