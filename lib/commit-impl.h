@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "commit.h"
+#include "fsclass.h"
 
 struct commit_dir {
 	struct unpkg_root *root;
@@ -35,6 +36,15 @@ struct commit_entry {
 	int fd;			/* regular file still open for the barrier */
 	unsigned int flags;	/* UNPKG_STAGE_* */
 	enum entry_state state;
+};
+
+/* A file system the transaction touched, classified on first sight
+ * (UNPKG_COMMIT_PER_FS). */
+struct commit_fs {
+	dev_t dev;
+	enum unpkg_fsclass cls;
+	int full;		/* syncfs is a full barrier there */
+	int synced;		/* syncfs'ed in the current pass */
 };
 
 struct commit_mkdir {
@@ -96,6 +106,10 @@ struct unpkg_commit {
 	size_t unsynced;
 	/* Files handed over by unpkg_commit_sync_with() since then. */
 	size_t sync_only;
+
+	unsigned int flags;	/* UNPKG_COMMIT_* of unpkg_commit_new_flags() */
+	struct commit_fs *fs;	/* UNPKG_COMMIT_PER_FS: the file systems seen */
+	size_t nfs, capfs;
 
 	struct io_uring *ring;	/* the uring strategy's, once set up */
 	/* A sync failed: nothing synced since can be trusted, and the same

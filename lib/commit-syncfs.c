@@ -4,23 +4,206 @@
  * fallback where sync_file_range cannot serve (tmpfs, FUSE, network and
  * overlay filesystems), and a strategy of its own where few device cache
  * flushes matter more than not writing back unrelated dirty data.
+ *
+ * With UNPKG_COMMIT_PER_FS (--sync=auto chose syncfs), syncfs serves only
+ * the filesystems where it is a full barrier (fsclass.h).  The others
+ * (ext2, vfat, FUSE, NFS... mounted below the root) get what the uring
+ * strategy does there: every regular file staged on them is kept open,
+ * its writeback started at once, and fdatasync'ed at the barrier; every
+ * directory touched on them is fsync'ed after the renames.  Each
+ * filesystem is classified once, by the device number of a directory the
+ * transaction registered, when the first file is staged there or when a
+ * pass first meets it.
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "commit-impl.h"
 
+/* Add the name of class `cls` to stats->fsclass ("ext4+ext2") unless it
+ * is there already (or does not fit: the counters still tell). */
+static void note_class(struct unpkg_commit *c, enum unpkg_fsclass cls)
+{
+	char *s = c->stats->fsclass;
+	const char *name = unpkg_fsclass_name(cls);
+	size_t n = strlen(name), len = strlen(s);
+	const char *p = s;
+
+	while (*p != '\0') {
+		size_t t = strcspn(p, "+");
+
+		if (t == n && memcmp(p, name, n) == 0)
+			return;
+		p += t;
+		if (*p == '+')
+			p++;
+	}
+	if (len + (len != 0) + n + 1 > sizeof(c->stats->fsclass))
+		return;
+	if (len != 0)
+		s[len++] = '+';
+	memcpy(s + len, name, n + 1);
+}
+
+/* The index in c->fs of the filesystem of directory `dir`, classified on
+ * first sight; -1 on error. */
+static int dir_fs(struct unpkg_commit *c, int dir, struct unpkg_err *err)
+{
+	const struct commit_dir *d = &c->dirs[dir];
+	enum unpkg_fsclass cls;
+	struct commit_fs *fs;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < c->nfs; i++)
+		if (c->fs[i].dev == d->dev)
+			return (int)i;
+	fd = unpkg_commit_dirfd(c, dir, err);
+	if (fd < 0 || unpkg_fsclass_detect(fd, &cls, err) < 0)
+		return -1;
+	if (c->nfs == c->capfs) {
+		size_t cap = c->capfs != 0 ? c->capfs * 2 : 4;
+
+		fs = realloc(c->fs, cap * sizeof(*fs));
+		if (fs == NULL)
+			return unpkg_err_nomem(err);
+		c->fs = fs;
+		c->capfs = cap;
+	}
+	fs = &c->fs[c->nfs];
+	fs->dev = d->dev;
+	fs->cls = cls;
+	fs->full = unpkg_sync_full(UNPKG_SYNC_SYNCFS, cls);
+	fs->synced = 0;
+	note_class(c, cls);
+	return (int)c->nfs++;
+}
+
 /* The data reaches the disk through the filesystem-wide sync: the
- * descriptor is not needed any more. */
+ * descriptor is not needed any more, unless (UNPKG_COMMIT_PER_FS) the
+ * file lies where syncfs is not a full barrier. */
 static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
 			 struct unpkg_err *err)
 {
-	return commit_close_fd(c, e, err);
+	int k;
+
+	if (!(c->flags & UNPKG_COMMIT_PER_FS))
+		return commit_close_fd(c, e, err);
+	k = dir_fs(c, e->dir, err);
+	if (k < 0)
+		return -1;
+	if (c->fs[k].full)
+		return commit_close_fd(c, e, err);
+	/* Kept for the barrier's fdatasync, which then finds the data on
+	 * its way.  Where writeback cannot be started this way, the
+	 * fdatasync does it all. */
+	c->stats->sync_file_range++;
+	if (sync_file_range(e->fd, 0, 0, SYNC_FILE_RANGE_WRITE) < 0 &&
+	    errno != ENOSYS && errno != EINVAL && errno != ESPIPE &&
+	    errno != EOPNOTSUPP)
+		return unpkg_err_sys(err, "cannot start writeback of %s/%s",
+				     c->dirs[e->dir].shown, e->tmpname);
+	return 0;
+}
+
+/* One pass of UNPKG_COMMIT_PER_FS: the files still open on filesystems
+ * where syncfs is not a full barrier are fdatasync'ed and closed, after
+ * the renames (`renamed`) the directories touched there are fsync'ed,
+ * and every other filesystem holding a touched directory or an open file
+ * gets one syncfs. */
+static int per_fs_pass(struct unpkg_commit *c, int renamed,
+		       struct unpkg_err *err)
+{
+	size_t i;
+	int ret = -1;
+
+	for (i = 0; i < c->nfs; i++)
+		c->fs[i].synced = 0;
+	for (i = 0; i < c->nents; i++) {
+		struct commit_entry *e = &c->ents[i];
+		int k;
+
+		if (e->fd < 0)
+			continue;
+		k = dir_fs(c, e->dir, err);
+		if (k < 0)
+			goto out;
+		if (c->fs[k].full) {
+			c->dirs[e->dir].pending = 1;
+			continue;
+		}
+		c->stats->fdatasync++;
+		if (fdatasync(e->fd) < 0) {
+			unpkg_err_sync(err, "cannot fdatasync %s/%s",
+				       c->dirs[e->dir].shown, e->tmpname);
+			goto out;
+		}
+		if (commit_close_fd(c, e, err) < 0)
+			goto out;
+	}
+	for (i = 0; i < c->ndirs; i++) {
+		struct commit_dir *d = &c->dirs[i];
+		int k, fd;
+
+		if (!d->touched && !d->pending)
+			continue;
+		k = dir_fs(c, (int)i, err);
+		if (k < 0)
+			goto out;
+		if (!c->fs[k].full && !(renamed && d->touched))
+			continue;
+		if (c->fs[k].full && c->fs[k].synced)
+			continue;
+		fd = unpkg_commit_dirfd(c, (int)i, err);
+		if (fd < 0)
+			goto out;
+		if (!c->fs[k].full) {
+			c->stats->fsync++;
+			if (fsync(fd) < 0) {
+				unpkg_err_sync(err, "cannot fsync directory %s",
+					       d->shown);
+				goto out;
+			}
+			continue;
+		}
+		c->stats->syncfs++;
+		if (syncfs(fd) < 0) {
+			unpkg_err_sync(err, "cannot sync the filesystem of %s",
+				       d->shown);
+			goto out;
+		}
+		c->fs[k].synced = 1;
+	}
+	ret = commit_close_all(c, err);
+out:
+	for (i = 0; i < c->ndirs; i++)
+		c->dirs[i].pending = 0;
+	return ret;
+}
+
+static int syncfs_barrier(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	if (c->flags & UNPKG_COMMIT_PER_FS)
+		return per_fs_pass(c, 0, err);
+	return commit_syncfs_touched(c, err);
+}
+
+static int syncfs_renamed(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	if (c->flags & UNPKG_COMMIT_PER_FS)
+		return per_fs_pass(c, 1, err);
+	return commit_syncfs_touched(c, err);
 }
 
 const struct unpkg_commit_ops unpkg_commit_syncfs_ops = {
 	.name = "syncfs",
 	.per_run = 1,
 	.staged = syncfs_staged,
-	.barrier = commit_syncfs_touched,
-	.renamed = commit_syncfs_touched,
+	.barrier = syncfs_barrier,
+	.renamed = syncfs_renamed,
 };

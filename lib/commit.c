@@ -99,6 +99,21 @@ int unpkg_commit_new(enum unpkg_sync_mode mode, struct unpkg_stats *stats,
 	return 0;
 }
 
+int unpkg_commit_new_flags(enum unpkg_sync_mode mode, unsigned int flags,
+			   struct unpkg_stats *stats,
+			   const struct unpkg_events *events,
+			   unsigned int max_fds, struct unpkg_commit **out,
+			   struct unpkg_err *err)
+{
+	if (flags & ~(unsigned int)UNPKG_COMMIT_PER_FS)
+		return unpkg_err_set(err, UNPKG_ERR_USAGE,
+				     "unknown commit flags %#x", flags);
+	if (unpkg_commit_new(mode, stats, events, max_fds, out, err) < 0)
+		return -1;
+	(*out)->flags = flags;
+	return 0;
+}
+
 const char *unpkg_commit_strategy(const struct unpkg_commit *c)
 {
 	return c->ops->name;
@@ -1002,5 +1017,6 @@ void unpkg_commit_free(struct unpkg_commit *c)
 	free(c->dirhash);
 	free(c->ents);
 	free(c->mkdirs);
+	free(c->fs);
 	free(c);
 }

@@ -84,8 +84,10 @@ struct unpkg_stats {
 	unsigned long files;		/* regular files written */
 	unsigned long long bytes;	/* bytes of file content written */
 	char strategy[16];		/* the strategy in force at the end */
-	char fsclass[32];		/* --sync=auto: the file systems it
-					 * chose for ("ext4", "ext4+xfs") */
+	char fsclass[48];		/* --sync=auto: the file systems it
+					 * chose for ("ext4", "ext4+xfs"), and
+					 * with UNPKG_COMMIT_PER_FS those the
+					 * commit met ("ext4+ext2") */
 	int triggers_activated;		/* triggers/Unincorp names triggers
 					 * this run activated */
 	double phase_seconds[UNPKG_PHASE_COUNT];
@@ -120,6 +122,29 @@ struct unpkg_commit;
 int unpkg_commit_new(enum unpkg_sync_mode mode, struct unpkg_stats *stats,
 		     const struct unpkg_events *events, unsigned int max_fds,
 		     struct unpkg_commit **out, struct unpkg_err *err);
+
+/* Flags of unpkg_commit_new_flags(). */
+enum {
+	/* Per file system syncs for --sync=auto; no effect unless the
+	 * strategy in force is syncfs.  The file system of every directory
+	 * the transaction touches is classified once (fsclass.h).  Where
+	 * syncfs is a full barrier (unpkg_sync_full()), syncfs serves it as
+	 * usual; elsewhere (ext2, vfat, FUSE, NFS mounted below the root)
+	 * the regular files staged there stay open until the barrier (within
+	 * the descriptor bound, as with the dpkg strategy), which
+	 * fdatasyncs them, and the touched directories there are fsync'ed
+	 * after the renames.  Every class met is added to stats->fsclass.
+	 * An explicit --sync=syncfs goes without it: one syncfs per file
+	 * system, as asked. */
+	UNPKG_COMMIT_PER_FS = 1 << 0,
+};
+
+/* unpkg_commit_new() with UNPKG_COMMIT_* `flags`. */
+int unpkg_commit_new_flags(enum unpkg_sync_mode mode, unsigned int flags,
+			   struct unpkg_stats *stats,
+			   const struct unpkg_events *events,
+			   unsigned int max_fds, struct unpkg_commit **out,
+			   struct unpkg_err *err);
 
 /* Aborts anything still staged (see unpkg_commit_abort), then frees.
  * NULL-safe. */

@@ -2572,7 +2572,8 @@ static int too_many_errors(struct run *r, size_t from)
 }
 
 /* --sync=auto: the strategy for the file systems of the root and of the
- * admin directory (fsclass.h, doc/benchmarks.md). */
+ * admin directory (fsclass.h, doc/benchmarks.md).  File systems mounted
+ * below the root are the commit object's (UNPKG_COMMIT_PER_FS). */
 static int choose_auto(struct run *r, enum unpkg_sync_mode *mode,
 		       struct unpkg_err *err)
 {
@@ -2621,8 +2622,9 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 				err) < 0 ||
 	    load_overrides(&r, err) < 0 ||
 	    (o->sync_auto && choose_auto(&r, &mode, err) < 0) ||
-	    unpkg_commit_new(mode, r.stats, o->events, 0, &r.commit,
-			     err) < 0 ||
+	    unpkg_commit_new_flags(mode, o->sync_auto ? UNPKG_COMMIT_PER_FS
+						      : 0, r.stats, o->events,
+				   0, &r.commit, err) < 0 ||
 	    unpkg_commit_name_root(r.commit, r.admroot, o->admindir, err) < 0)
 		goto out;
 	timed(&r, UNPKG_PHASE_PLAN, t);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "commit.h"
+#include "fsclass.h"
 #include "fsroot.h"
 #include "testutil.h"
 
@@ -757,6 +758,216 @@ START_TEST(test_rename_failure_rolls_back)
 }
 END_TEST
 
+/* --- UNPKG_COMMIT_PER_FS ---------------------------------------------------
+ * These tests run on the filesystem of the scratch directory ($TMPDIR) and
+ * check what the flag does there: where syncfs is a full barrier, nothing
+ * changes; elsewhere, each staged file is fdatasync'ed and each touched
+ * directory fsync'ed.  tests/integration/submount.sh runs them again with
+ * TMPDIR on an ext2 filesystem, and checks a root with both kinds. */
+
+/* setup() with the flag; prints the class met, and says whether syncfs is
+ * a full barrier there. */
+static int setup_per_fs(struct fixture *f, enum unpkg_sync_mode mode,
+			unsigned int max_fds)
+{
+	enum unpkg_fsclass cls;
+	struct unpkg_err err;
+	int fd;
+
+	setup(f, mode, max_fds);
+	unpkg_err_init(&err);
+	unpkg_commit_free(f->c);
+	ck_assert_msg(unpkg_commit_new_flags(mode, UNPKG_COMMIT_PER_FS, &f->st,
+					     &f->ev, max_fds, &f->c,
+					     &err) == 0, "%s", err.msg);
+	fd = open(f->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_msg(unpkg_fsclass_detect(fd, &cls, &err) == 0, "%s",
+		      err.msg);
+	close(fd);
+	printf("per_fs: scratch directory on %s\n", unpkg_fsclass_name(cls));
+	fflush(stdout);
+	return unpkg_sync_full(UNPKG_SYNC_SYNCFS, cls);
+}
+
+START_TEST(test_per_fs_flags)
+{
+	struct unpkg_commit *c = NULL;
+	struct unpkg_err err;
+
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_commit_new_flags(UNPKG_SYNC_SYNCFS, 1u << 7,
+						NULL, NULL, 0, &c, &err), -1);
+	ck_assert_int_eq(err.code, UNPKG_ERR_USAGE);
+	ck_assert_ptr_null(c);
+	/* a strategy other than syncfs ignores it */
+	ck_assert_int_eq(unpkg_commit_new_flags(UNPKG_SYNC_NONE,
+						UNPKG_COMMIT_PER_FS, NULL,
+						NULL, 0, &c, &err), 0);
+	ck_assert_str_eq(unpkg_commit_strategy(c), "none");
+	unpkg_commit_free(c);
+}
+END_TEST
+
+START_TEST(test_per_fs_counts)
+{
+	struct fixture f;
+	char want[64];
+	int d, e, full, base;
+
+	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 0);
+	ck_assert_int_eq(mkdir(at(&f, "d/e"), 0755), 0);
+	d = dir_handle(&f, "d");
+	e = dir_handle(&f, "d/e");
+	base = count_open_fds();
+	stage_file(&f, d, "a", "alpha", 0);
+	stage_file(&f, e, "b", "beta", 0);
+	stage_file(&f, e, "c", "gamma", 0);
+	/* kept open for the barrier only where syncfs cannot serve */
+	ck_assert_int_eq(count_open_fds() - base, full ? 0 : 3);
+	ck_assert_int_eq(symlinkat("a", unpkg_commit_dirfd(f.c, d, NULL),
+				   "l.dpkg-new"), 0);
+	ck_assert_int_eq(unpkg_commit_stage(f.c, d, "l.dpkg-new", "l", -1, 0,
+					    NULL), 0);
+	finish(&f);
+	ck_assert_int_eq(count_open_fds(), base);
+	if (full) {
+		/* exactly the plain syncfs strategy */
+		ck_assert_uint_eq(f.st.syncfs, 2);
+		ck_assert_uint_eq(f.st.fdatasync + f.st.fsync +
+				  f.st.sync_file_range, 0);
+	} else {
+		ck_assert_uint_eq(f.st.syncfs, 0);
+		ck_assert_uint_eq(f.st.sync_file_range, 3);
+		ck_assert_uint_eq(f.st.fdatasync, 3);
+		ck_assert_uint_eq(f.st.fsync, 2);	/* d and d/e */
+	}
+	/* the class met, once */
+	snprintf(want, sizeof(want), "%s", f.st.fsclass);
+	ck_assert_ptr_null(strchr(want, '+'));
+	ck_assert_uint_gt(strlen(want), 0);
+	check_content(&f, "d/a", "alpha");
+	check_content(&f, "d/e/c", "gamma");
+	ck_assert_int_eq(readlink(at(&f, "d/l"), want, sizeof(want)), 1);
+	teardown(&f);
+}
+END_TEST
+
+/* Files handed over (the database's) go with the strategy's syncs: the
+ * early one with the barrier, the late one with the renames. */
+START_TEST(test_per_fs_sync_with)
+{
+	struct fixture f;
+	struct hook_ctx h = { 0 };
+	struct unpkg_commit_hooks hooks = {
+		.synced = hook_synced,
+		.renamed = hook_renamed,
+		.ctx = &h,
+	};
+	struct unpkg_err err;
+	int full, base;
+
+	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 0);
+	h.f = &f;
+	h.dir = dir_handle(&f, "d");
+	base = count_open_fds();
+	stage_file(&f, h.dir, "a", "alpha", 0);
+	sync_with(&f, h.dir, "early", "early data");
+	unpkg_err_init(&err);
+	ck_assert_msg(unpkg_commit_finish_hooked(f.c, &hooks, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_str_eq(h.log, "sr");
+	ck_assert_int_eq(count_open_fds(), base);
+	if (full) {
+		ck_assert_uint_eq(f.st.syncfs, 2);
+		ck_assert_uint_eq(f.st.fdatasync + f.st.fsync, 0);
+	} else {
+		/* a and early at the barrier, late with the directory */
+		ck_assert_uint_eq(f.st.fdatasync, 3);
+		ck_assert_uint_eq(f.st.fsync, 1);
+		ck_assert_uint_eq(f.st.syncfs, 0);
+	}
+	check_content(&f, "d/late", "late data");
+	ck_assert_msg(unpkg_commit_release(f.c, &err) == 0, "%s", err.msg);
+	teardown(&f);
+}
+END_TEST
+
+/* Files kept open for the barrier count against the descriptor budget:
+ * it fills, an early barrier empties it. */
+START_TEST(test_per_fs_budget)
+{
+	struct fixture f;
+	char name[32], rel[64];
+	int base, i, full, max_seen = 0;
+
+	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 8);
+	for (i = 0; i < 4; i++) {
+		snprintf(rel, sizeof(rel), "d/s%d", i);
+		ck_assert_int_eq(mkdir(at(&f, rel), 0755), 0);
+	}
+	base = count_open_fds();
+	for (i = 0; i < 40; i++) {
+		int d, n;
+
+		snprintf(rel, sizeof(rel), "d/s%d", i % 4);
+		d = dir_handle(&f, rel);
+		snprintf(name, sizeof(name), "f%d", i);
+		stage_file(&f, d, name, "x", 0);
+		n = count_open_fds() - base;
+		if (n > max_seen)
+			max_seen = n;
+	}
+	finish(&f);
+	ck_assert_int_le(max_seen, 8 + 1);
+	ck_assert_uint_eq(f.st.rename, 40);
+	if (full) {
+		ck_assert_uint_eq(f.st.fdatasync, 0);
+	} else {
+		ck_assert_uint_eq(f.st.fdatasync, 40);
+		ck_assert_uint_eq(f.st.fsync, 4);
+	}
+	for (i = 0; i < 40; i++) {
+		snprintf(rel, sizeof(rel), "d/s%d/f%d", i % 4, i);
+		check_content(&f, rel, "x");
+	}
+	teardown(&f);
+}
+END_TEST
+
+static int fail_renamed(void *ctx, struct unpkg_err *err)
+{
+	(void)ctx;
+	return unpkg_err_set(err, UNPKG_ERR_USAGE, "stop");
+}
+
+/* An abort after the rename pass puts the old file back and makes that
+ * durable the same way. */
+START_TEST(test_per_fs_abort)
+{
+	struct fixture f;
+	struct unpkg_commit_hooks hooks = { .renamed = fail_renamed };
+	struct unpkg_err err;
+	unsigned long syncs;
+	int d, full;
+
+	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 0);
+	tu_write_file(at(&f, "d/a"), "old", 0644);
+	d = dir_handle(&f, "d");
+	stage_file(&f, d, "a", "new", UNPKG_STAGE_BACKUP);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_commit_finish_hooked(f.c, &hooks, &err), -1);
+	check_content(&f, "d/a", "new");
+	syncs = full ? f.st.syncfs : f.st.fsync;
+	unpkg_commit_abort(f.c);
+	check_content(&f, "d/a", "old");
+	ck_assert(!exists(&f, "d/a.dpkg-tmp") && !exists(&f, "d/a.dpkg-new"));
+	/* the restored rename was synced */
+	ck_assert_uint_eq(full ? f.st.syncfs : f.st.fsync, syncs + 1);
+	teardown(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("commit");
@@ -782,6 +993,13 @@ int main(void)
 	tcase_add_test(tc, test_rename_failure_rolls_back);
 	tcase_add_test(tc, test_hooks);
 	tcase_add_test(tc, test_barrier_skipped);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("per_fs");
+	tcase_add_test(tc, test_per_fs_flags);
+	tcase_add_test(tc, test_per_fs_counts);
+	tcase_add_test(tc, test_per_fs_sync_with);
+	tcase_add_test(tc, test_per_fs_budget);
+	tcase_add_test(tc, test_per_fs_abort);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

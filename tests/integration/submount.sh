@@ -1,0 +1,271 @@
+#!/bin/bash
+# submount.sh - --sync=auto with a file system mounted below the root.
+#
+# auto picks one strategy for the run from the root's (and the admin
+# directory's) file system.  When that is syncfs, a file system below the
+# root on which syncfs is not a full barrier (ext2 here; vfat, FUSE and
+# NFS alike) must still get what I1-I7 need: each staged file there is
+# fdatasync'ed before the renames, and each touched directory there is
+# fsync'ed after them, while syncfs keeps serving the other file systems.
+# An explicit --sync=syncfs keeps its plain meaning.
+#
+# The calls are traced with strace -y, which names each descriptor's path,
+# so the calls on the ext2 file system are those naming a path below its
+# mount point.
+TEST_NAME=submount
+. "${TESTLIB:?}"
+need_cmd strace mkfs.ext2 mkfs.ext4 mountpoint truncate awk
+
+mkdir "$TESTDIR/probe"
+mount -t tmpfs -o size=1m unpkg-test "$TESTDIR/probe" 2>/dev/null ||
+	skip "cannot mount file systems here"
+umount "$TESTDIR/probe"
+truncate -s 1M "$TESTDIR/probe.img"
+probe_dev=$(losetup --find --show "$TESTDIR/probe.img" 2>/dev/null) ||
+	skip "cannot attach a loop device here"
+losetup -d "$probe_dev"
+rm -rf "$TESTDIR/probe" "$TESTDIR/probe.img"
+
+# LeakSanitizer cannot work under ptrace (see sync.sh).
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+# Mounts nest here, so they are taken down innermost first (lib.sh's
+# register_mount unmounts in the order of registration).
+MOUNTS=()
+unmount_all() {
+	local i
+	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
+		mountpoint -q "${MOUNTS[i]}" && umount "${MOUNTS[i]}"
+	done
+	MOUNTS=()
+}
+trap 'rc=$?; unmount_all; (exit $rc); on_exit' EXIT
+
+# mount_img TYPE DIR [mkfs option...]: a fresh 16 MB file system of TYPE
+# on a loop device, mounted on DIR (the loop device goes with the mount).
+mount_img() {
+	local type=$1 dir=$2 img
+	shift 2
+	img=$TESTDIR/img-$(echo "$dir" | md5sum | cut -c1-8).img
+	rm -f "$img"
+	truncate -s 16M "$img"
+	"mkfs.$type" -q -F "$@" "$img" >/dev/null
+	mkdir -p "$dir"
+	mount -o loop -t "$type" "$img" "$dir" ||
+		hard_error "cannot mount the $type image on $dir"
+	MOUNTS+=("$dir")
+}
+
+mount_tmpfs() {
+	mkdir -p "$1"
+	mount -t tmpfs -o size=16m,mode=0755 unpkg-test "$1" ||
+		hard_error "cannot mount a tmpfs on $1"
+	MOUNTS+=("$1")
+}
+
+# The package: files on the root's file system and on the one below.
+# SUB is where the sub-mount is, relative to the root.
+make_pkg() {
+	local name=$1 sub=$2 dir=$TESTDIR/pkg-$1
+	new_pkg "$dir" "$name"
+	mkdir -p "$dir/usr/share/$name" "$dir/$sub/$name/deep"
+	for i in 1 2 3 4; do
+		echo "root data $i" >"$dir/usr/share/$name/r$i"
+	done
+	for i in 1 2 3; do
+		echo "sub data $i" >"$dir/$sub/$name/s$i"
+	done
+	echo "deep data" >"$dir/$sub/$name/deep/s4"
+	ln -s s1 "$dir/$sub/$name/link"
+	build_deb "$TESTDIR/$name.deb" "$dir"
+}
+make_pkg smboot boot
+make_pkg smlocal usr/local
+# files on the sub-mount: s1 s2 s3 deep/s4; directories touched there:
+# the mount point (NAME made), NAME (s*, link and deep), NAME/deep
+nsub_files=4
+nsub_dirs=3
+
+# trace_install ROOT MODE DEB: install DEB under strace -y into ROOT with
+# --sync=MODE (auto: no option) and --stats.
+trace_install() {
+	local root=$1 mode=$2 deb=$3 opt=()
+	[ "$mode" = auto ] || opt=(--sync="$mode")
+	strace -f -y -qq -o "$TESTDIR/trace" \
+		-e trace=fdatasync,fsync,syncfs,rename,renameat,renameat2 \
+		"$UNPKG" --root="$root" "${opt[@]}" --stats --unpack "$deb" \
+		>"$TESTDIR/out" 2>"$TESTDIR/err" ||
+		{ show_file "$TESTDIR/err"; fail "unpkg --sync=$mode failed"; }
+}
+
+# calls CALL UNDER: the number of successful CALLs (fdatasync, fsync,
+# syncfs) on a descriptor whose path is UNDER or below it.
+calls() {
+	awk -v call="$1" -v under="$2" '
+	/ = -1 / { next }
+	$2 ~ "^" call "\\(" {
+		if (match($0, /<[^>]*>/)) {
+			p = substr($0, RSTART + 1, RLENGTH - 2)
+			if (p == under || index(p, under "/") == 1)
+				n++
+		}
+	}
+	END { print n + 0 }' "$TESTDIR/trace"
+}
+
+# expect_count WHAT ACTUAL EXPECTED
+expect_count() {
+	if [ "$2" -eq "$3" ]; then
+		note "$1: $2"
+	else
+		check_fail "$1: $2, expected $3"
+	fi
+}
+
+# check_order ROOT SUBDIR NAME: every file fdatasync'ed below ROOT/SUBDIR
+# is renamed after its fdatasync, and each directory with renames there is
+# fsync'ed after the last of them.
+check_order() {
+	awk -v subd="$1/$2" '
+	/ = -1 / { next }
+	$2 ~ /^fdatasync\(/ && match($0, /<[^>]*>/) {
+		p = substr($0, RSTART + 1, RLENGTH - 2)
+		if (index(p, subd "/") == 1 && !(p in synced)) synced[p] = NR
+		next
+	}
+	$2 ~ /^rename/ {
+		# renameat(3</dir>, "x.dpkg-new", 3</dir>, "x", ...)
+		if (match($0, /<[^>]*>, "[^"]*\.dpkg-new"/)) {
+			s = substr($0, RSTART + 1, RLENGTH - 2)
+			split(s, a, ">, \"")
+			f = a[1] "/" a[2]
+			if (index(f, subd "/") != 1) next
+			renamed[f] = NR
+			last[a[1]] = NR
+		}
+		next
+	}
+	$2 ~ /^fsync\(/ && match($0, /<[^>]*>/) {
+		p = substr($0, RSTART + 1, RLENGTH - 2)
+		if (p in last && NR > last[p]) done[p] = 1
+	}
+	END {
+		for (f in synced)
+			if (!(f in renamed) || renamed[f] < synced[f]) {
+				print "not renamed after its fdatasync: " f
+				bad = 1
+			}
+		for (d in last)
+			if (!(d in done)) {
+				print "no fsync after the renames in " d
+				bad = 1
+			}
+		exit bad
+	}' "$TESTDIR/trace" >"$TESTDIR/order" ||
+		{ show_file "$TESTDIR/order"; check_fail "$3: order of the syncs on the sub-mount"; }
+}
+
+section "auto, tmpfs root, ext2 /boot: fdatasync and fsync on ext2, syncfs for the rest"
+root=$TESTDIR/root-tmpfs
+mount_tmpfs "$root"
+mkroot "$root"
+mount_img ext2 "$root/boot"
+trace_install "$root" auto "$TESTDIR/smboot.deb"
+assert_grep '^stats: sync mode: syncfs \(auto for tmpfs\+ext2,' "$TESTDIR/out" \
+	"--stats names both file systems"
+expect_count "fdatasync on ext2" "$(calls fdatasync "$root/boot")" $nsub_files
+expect_count "fsync on ext2" "$(calls fsync "$root/boot")" $nsub_dirs
+expect_count "syncfs on ext2" "$(calls syncfs "$root/boot")" 0
+# the barrier and the renames' sync; the database's own syncs come on top
+[ "$(calls syncfs "$root")" -ge 2 ] ||
+	check_fail "syncfs on the root: $(calls syncfs "$root"), expected at least 2"
+# everything outside the sub-mount is served by syncfs alone
+expect_count "fdatasync elsewhere" \
+	$(($(calls fdatasync "$root") - $(calls fdatasync "$root/boot"))) 0
+# (the database fsyncs the admin directory itself, whatever the strategy)
+expect_count "fsync elsewhere" $(($(calls fsync "$root") - \
+	$(calls fsync "$root/boot") - $(calls fsync "$root/var/lib/dpkg"))) 0
+check_order "$root" boot "tmpfs root"
+assert_grep "^stats: calls .* fdatasync=$nsub_files fsync=$((nsub_dirs + $(calls fsync "$root/var/lib/dpkg"))) " \
+	"$TESTDIR/out" "--stats counts the ext2 syncs"
+cmp -s "$root/boot/smboot/deep/s4" "$TESTDIR/pkg-smboot/boot/smboot/deep/s4" ||
+	check_fail "boot/smboot/deep/s4 not installed"
+assert_no_debris "$root"
+
+section "auto, the same again: an upgrade replaces the files, with backups"
+trace_install "$root" auto "$TESTDIR/smboot.deb"
+expect_count "fdatasync on ext2, upgrade" "$(calls fdatasync "$root/boot")" $nsub_files
+# the mount point itself is not touched by an upgrade
+expect_count "fsync on ext2, upgrade" "$(calls fsync "$root/boot")" $((nsub_dirs - 1))
+check_order "$root" boot "upgrade"
+assert_no_debris "$root"
+unmount_all
+
+section "--sync=syncfs asked for: syncfs on both file systems, nothing per file"
+root=$TESTDIR/root-plain
+mount_tmpfs "$root"
+mkroot "$root"
+mount_img ext2 "$root/boot"
+trace_install "$root" syncfs "$TESTDIR/smboot.deb"
+expect_count "fdatasync, explicit syncfs" "$(calls fdatasync "$root")" 0
+expect_count "fsync, explicit syncfs" \
+	$(($(calls fsync "$root") - $(calls fsync "$root/var/lib/dpkg"))) 0
+[ "$(calls syncfs "$root/boot")" -ge 2 ] ||
+	check_fail "syncfs on ext2: $(calls syncfs "$root/boot"), expected at least 2"
+unmount_all
+
+section "auto, ext4 root with a journal, ext2 /usr/local"
+root=$TESTDIR/root-ext4
+mount_img ext4 "$root"
+mkroot "$root"
+mount_img ext2 "$root/usr/local"
+trace_install "$root" auto "$TESTDIR/smlocal.deb"
+assert_grep '^stats: sync mode: syncfs \(auto for ext4\+ext2,' "$TESTDIR/out" \
+	"--stats names both file systems"
+expect_count "fdatasync on ext2" "$(calls fdatasync "$root/usr/local")" $nsub_files
+expect_count "fsync on ext2" "$(calls fsync "$root/usr/local")" $nsub_dirs
+expect_count "fdatasync elsewhere" \
+	$(($(calls fdatasync "$root") - $(calls fdatasync "$root/usr/local"))) 0
+check_order "$root" usr/local "ext4 root"
+cmp -s "$root/usr/local/smlocal/s2" "$TESTDIR/pkg-smlocal/usr/local/smlocal/s2" ||
+	check_fail "usr/local/smlocal/s2 not installed"
+assert_no_debris "$root"
+
+section "auto: a failed fdatasync on ext2 aborts the run, the root as before"
+tree_manifest "$root" >"$TESTDIR/before"
+db_manifest "$root/var/lib/dpkg" >"$TESTDIR/before-db"
+rc=0
+strace -f -qq -o /dev/null -e trace=fdatasync \
+	-e inject=fdatasync:error=EIO:when=1 \
+	"$UNPKG" --root="$root" --unpack "$TESTDIR/smlocal.deb" \
+	>"$TESTDIR/out-eio" 2>"$TESTDIR/err-eio" || rc=$?
+assert_status 1 $rc "unpkg with fdatasync EIO on ext2"
+assert_grep 'cannot fdatasync .*usr/local/smlocal.*Input/output error' \
+	"$TESTDIR/err-eio" "EIO message"
+tree_manifest "$root" >"$TESTDIR/after"
+db_manifest "$root/var/lib/dpkg" >"$TESTDIR/after-db"
+assert_same_file "$TESTDIR/before" "$TESTDIR/after" "tree after EIO"
+assert_same_file "$TESTDIR/before-db" "$TESTDIR/after-db" "database after EIO"
+assert_no_debris "$root"
+unmount_all
+
+section "the commit object's own tests, on ext2 and on tmpfs"
+CHECK_COMMIT=$(dirname "$UNPKG")/../tests/check_commit
+[ -x "$CHECK_COMMIT" ] || hard_error "$CHECK_COMMIT is not built (make check builds it)"
+# tests/check_commit.c, test case per_fs: the counts it expects follow the
+# class of $TMPDIR's file system, which it prints
+scratch=$TESTDIR/scratch
+mount_img ext2 "$scratch/ext2"
+mount_tmpfs "$scratch/tmpfs"
+for fs in ext2 tmpfs; do
+	if TMPDIR=$scratch/$fs CK_RUN_CASE=per_fs "$CHECK_COMMIT" \
+		>"$TESTDIR/ck-$fs" 2>&1; then
+		note "check_commit per_fs on $fs: passed"
+	else
+		show_file "$TESTDIR/ck-$fs"
+		check_fail "check_commit per_fs on $fs"
+	fi
+	assert_grep "^per_fs: scratch directory on $fs\$" "$TESTDIR/ck-$fs" \
+		"check_commit ran on $fs"
+done
+unmount_all
