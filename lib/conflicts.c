@@ -117,6 +117,20 @@ static char *spell(const struct unpkg_relation_alt *a)
 	return unpkg_relations_format(&one);
 }
 
+/* Is `q` planned for removal in favour of `p`? */
+static int removing(const struct pkg *p, const struct unpkg_db_pkg *q)
+{
+	size_t i;
+
+	for (i = 0; i < p->nremovals; i++)
+		if (strcmp(p->removals[i].key, q->key) == 0)
+			return 1;
+	return 0;
+}
+
+static int plan_removal(struct run *r, struct pkg *p,
+			const struct unpkg_db_pkg *q, struct unpkg_err *err);
+
 /* The new package's own field against the packages present (itself,
  * its other versions, excepted). */
 static int forward(struct run *r, struct pkg *p, const char *field,
@@ -146,14 +160,24 @@ static int forward(struct run *r, struct pkg *p, const char *field,
 							       "Version");
 				char *text;
 
+				int fix;
+
 				if (strcmp(c->pkg->name, p->name) == 0 ||
 				    !(breaks ? breakable(c->pkg)
 					     : present(c->pkg)) ||
 				    (a->op != UNPKG_REL_ANY &&
 				     (c->version == NULL ||
 				      !unpkg_relop_satisfied(a->op, c->version,
-							     a->version))))
+							     a->version))) ||
+				    removing(p, c->pkg))
 					continue;
+				if (!breaks) {
+					fix = plan_removal(r, p, c->pkg, err);
+					if (fix < 0)
+						goto out;
+					if (fix > 0)
+						continue;
+				}
 				text = spell(a);
 				found(f, breaks, c->pkg->key,
 				      "\n %s %s %s\n  %s (version %s) "
@@ -375,8 +399,16 @@ static int reverse(struct run *r, struct pkg *p, struct findings *f,
 			&r->cindex->rels[e->rels].rels[e->rel].alts[e->alt];
 		char *text;
 
+		int fix;
+
 		if ((i > 0 && hits[i - 1] == e) ||
-		    strcmp(q->name, p->name) == 0 || !names_new(p, &prov, a))
+		    strcmp(q->name, p->name) == 0 || !names_new(p, &prov, a) ||
+		    removing(p, q))
+			continue;
+		fix = plan_removal(r, p, q, err);
+		if (fix < 0)
+			goto out;
+		if (fix > 0)
 			continue;
 		text = spell(a);
 		found(f, 0, q->key,
@@ -626,4 +658,200 @@ int inst_replaces_staged(const struct run *r, const struct pkg *p)
 			return 1;
 	}
 	return 0;
+}
+
+/* Is alternative `a` of a dependency met without `gone` (to be removed):
+ * by another package installed, or by the new package `p`? */
+static int met_without(const struct run *r, const struct pkg *p,
+		       const struct unpkg_relations *prov,
+		       const struct unpkg_db_pkg *gone,
+		       const struct unpkg_relation_alt *a)
+{
+	const struct candidate *c;
+
+	if (names_new(p, prov, a))
+		return 1;
+	for (c = unpkg_strmap_get(&r->candidates, a->name); c != NULL;
+	     c = c->next) {
+		const char *want, *flag, *status;
+
+		if (c->pkg == gone ||
+		    unpkg_db_pkg_status(c->pkg, &want, &flag, &status) < 0 ||
+		    (strcmp(status, "installed") != 0 &&
+		     strcmp(status, "triggers-pending") != 0 &&
+		     strcmp(status, "triggers-awaited") != 0))
+			continue;
+		if (a->op == UNPKG_REL_ANY ||
+		    (c->version != NULL &&
+		     unpkg_relop_satisfied(a->op, c->version, a->version)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The first dependency of a package present that removing `q` breaks,
+ * in dpkg's words (" d depends on q\n  q is to be removed."), into
+ * `why`: 1 one found, 0 none, -1 error. */
+static int broken_by_removal(struct run *r, const struct pkg *p,
+			     const struct unpkg_db_pkg *q,
+			     const struct unpkg_relations *prov, char *why,
+			     size_t whylen, struct unpkg_err *err)
+{
+	static const char *const fields[] = { "Depends", "Pre-Depends" };
+	size_t n = unpkg_db_count(r->db), i, f, j, k;
+	int found = 0;
+
+	if (inst_build_candidates(r, err) < 0)
+		return -1;
+	for (i = 0; i < n && !found; i++) {
+		const struct unpkg_db_pkg *d = unpkg_db_at(r->db, i);
+
+		if (d == q || !present(d))
+			continue;
+		for (f = 0; f < 2 && !found; f++) {
+			const char *value = unpkg_para_get(&d->para, fields[f]);
+			struct unpkg_relations rels;
+			struct unpkg_err ignored;
+
+			if (value == NULL || !mentions(value, q->name))
+				continue;
+			unpkg_relations_init(&rels);
+			unpkg_err_init(&ignored);
+			/* dpkg wrote it; what it cannot read needs nothing */
+			if (unpkg_relations_parse_lax(&rels, fields[f], value,
+						      &ignored) < 0)
+				continue;
+			for (j = 0; j < rels.count && !found; j++) {
+				const struct unpkg_relation *g = &rels.rels[j];
+				struct unpkg_relations one = {
+					(struct unpkg_relation *)g, 1
+				};
+				int names = 0, met = 0;
+				size_t used;
+				char *text;
+
+				for (k = 0; k < g->count; k++) {
+					if (strcmp(g->alts[k].name, q->name) == 0)
+						names = 1;
+					else if (met_without(r, p, prov, q,
+							     &g->alts[k]))
+						met = 1;
+				}
+				if (!names || met)
+					continue;
+				found = 1;
+				text = unpkg_relations_format(&one);
+				used = (size_t)snprintf(why, whylen,
+							" %s %s %s", d->key,
+							f == 0 ? "depends on"
+							       : "pre-depends on",
+							text != NULL ? text
+								     : q->name);
+				free(text);
+				for (k = 0; k < g->count && used < whylen; k++)
+					used += (size_t)snprintf(
+						why + used, whylen - used,
+						strcmp(g->alts[k].name,
+						       q->name) == 0
+							? "\n  %s is to be removed."
+							: "\n  Package %s is not "
+							  "installed.",
+						g->alts[k].name);
+			}
+			unpkg_relations_destroy(&rels);
+		}
+	}
+	return found;
+}
+
+/* A Conflicts between `p` and package `q` present that dpkg resolves by
+ * removing `q` after `p` is unpacked: `p` Replaces `q` (or `q` is
+ * selected for removal), `q` is neither essential nor protected, nothing
+ * that stays depends on it.  1: planned (p->removals), 0: not (a
+ * conflict), -1: error. */
+static int plan_removal(struct run *r, struct pkg *p,
+			const struct unpkg_db_pkg *q, struct unpkg_err *err)
+{
+	const char *want, *flag, *status, *v, *pv;
+	const char *essential = unpkg_para_get(&q->para, "Essential");
+	const char *protect = unpkg_para_get(&q->para, "Protected");
+	struct unpkg_relations prov;
+	struct deconf *d, *grown;
+	char why[2048];
+	int broken = 0;
+
+	if (unpkg_db_pkg_status(q, &want, &flag, &status) < 0)
+		return 0;
+	v = unpkg_para_get(&q->para, "Version");
+	if (((strcmp(want, "install") == 0 || strcmp(want, "hold") == 0) &&
+	     (v == NULL ||
+	      !replaces_version(unpkg_para_get(&p->control, "Replaces"),
+				q->name, v))) ||
+	    (essential != NULL && strcmp(essential, "yes") == 0 &&
+	     !(r->o->force & UNPKG_FORCE_REMOVE_ESSENTIAL)) ||
+	    (protect != NULL && strcmp(protect, "yes") == 0 &&
+	     !(r->o->force & UNPKG_FORCE_REMOVE_PROTECTED)))
+		return 0;
+	unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
+			 "considering removing %s in favour of %s ...",
+			 q->key, p->key);
+	if (strcmp(status, "installed") != 0 &&
+	    strcmp(status, "triggers-pending") != 0 &&
+	    strcmp(status, "triggers-awaited") != 0) {
+		unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
+				 "%s is not properly installed; ignoring any "
+				 "dependencies on it", q->key);
+	} else {
+		pv = unpkg_para_get(&p->control, "Provides");
+		unpkg_relations_init(&prov);
+		if (pv != NULL &&
+		    unpkg_relations_parse(&prov, "Provides", pv, err) < 0) {
+			unpkg_relations_destroy(&prov);
+			return -1;
+		}
+		broken = broken_by_removal(r, p, q, &prov, why, sizeof(why),
+					   err);
+		unpkg_relations_destroy(&prov);
+		if (broken < 0)
+			return -1;
+		if (broken && (r->o->force & UNPKG_FORCE_DEPENDS)) {
+			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING,
+					 p->key, "ignoring dependency problem "
+					 "with removal of %s:\n%s", q->key,
+					 why);
+			broken = 0;
+		}
+		if (broken) {
+			unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
+					 "no, cannot proceed with removal of "
+					 "%s (--auto-deconfigure will help):"
+					 "\n%s\n", q->key, why);
+			return 0;
+		}
+	}
+	if (strcmp(flag, "reinstreq") == 0 &&
+	    !(r->o->force & UNPKG_FORCE_REMOVE_REINSTREQ)) {
+		unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
+				 "package %s requires reinstallation, will "
+				 "not remove", q->key);
+		return 0;
+	}
+	grown = realloc(p->removals, (p->nremovals + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return unpkg_err_nomem(err);
+	p->removals = grown;
+	d = &grown[p->nremovals];
+	memset(d, 0, sizeof(*d));
+	p->nremovals++;
+	d->name = strdup(q->name);
+	d->arch = q->arch[0] != '\0' ? strdup(q->arch) : NULL;
+	d->key = strdup(q->key);
+	d->version = strdup(v != NULL ? v : "");
+	d->stanza = unpkg_para_format(&q->para);
+	if (d->name == NULL || (q->arch[0] != '\0' && d->arch == NULL) ||
+	    d->key == NULL || d->version == NULL || d->stanza == NULL)
+		return unpkg_err_nomem(err);
+	unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
+			 "yes, will remove %s in favour of %s", q->key, p->key);
+	return 1;
 }

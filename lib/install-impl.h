@@ -5,6 +5,8 @@
 #define UNPKG_INSTALL_IMPL_H
 
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "commit.h"
 #include "control.h"
@@ -44,6 +46,10 @@ struct deconf {
 	char *version;
 	char *stanza;		/* its stanza before, to put back */
 	int marked;		/* half-configured by this run */
+	/* a package removed in favour of the one of the run (Conflicts and
+	 * Replaces): its prerm "remove in-favour" was tried (postinst
+	 * abort-remove on failure); it was removed (nothing to unwind) */
+	int prerm_tried, removed;
 };
 
 struct conffile {
@@ -97,6 +103,14 @@ struct pkg {
 	/* what it deconfigures first (freed by maint_free_scripts()) */
 	struct deconf *deconf;
 	size_t ndeconf;
+	/* what it removes after its unpack (Conflicts with Replaces; the
+	 * same struct, freed with the others) */
+	struct deconf *removals;
+	size_t nremovals;
+	char **late_paths;	/* the removals' paths in late_rmdir */
+	size_t nlate_paths;
+	char *removal_failed;	/* why a removal failed (p stays unpacked,
+				 * not configured), or NULL */
 	char *old_status;	/* the old version's status word, or NULL */
 	char *old_arch;		/* its Architecture, or NULL */
 	int old_prerm;		/* it has a prerm */
@@ -216,6 +230,16 @@ int maint_prerm(struct run *r, struct unpkg_err *err);
 int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err);
 int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err);
 int maint_postinst(struct run *r, struct pkg *p, struct unpkg_err *err);
+/* Installed package `d` in state `status`, its stanza as it was with
+ * Config-Version (config-files: without Essential and Protected), in
+ * memory. */
+int maint_other_state(struct run *r, struct deconf *d, const char *status,
+		      struct unpkg_err *err);
+/* Run script `name` of installed package `d` from info/: 1 success (or no
+ * script), 0 failed (*why), -1 error. */
+int maint_run_other(struct run *r, const struct deconf *d, const char *name,
+		    const char *const *argv, char *why, size_t whysize,
+		    struct unpkg_err *err);
 int maint_disappear(struct run *r, const struct unpkg_db_pkg *q,
 		    const struct pkg *p, struct unpkg_err *err);
 void maint_tmp_clean(struct run *r);
@@ -228,5 +252,59 @@ int maint_deconfigure_unwind(struct run *r, struct unpkg_err *err);
  * configuration with what breaks it, as dpkg does (it queues them for
  * configuration, which the package that broke them prevents). */
 int maint_deconfigured_report(struct run *r, struct unpkg_err *err);
+
+
+/* --- install.c's helpers shared with remove.c ---------------------------- */
+
+/* A growing string: s is NULL until something is added. */
+struct text {
+	char *s;
+	size_t len, cap;
+};
+
+/* Append printf-style to `t`. */
+int inst_text_add(struct text *t, struct unpkg_err *err, const char *fmt,
+		  ...) __attribute__((format(printf, 3, 4)));
+
+/* Write info/KEY.NAME.dpkg-new (in commit directory `dir`, info/) and
+ * stage it to become info/KEY.NAME. */
+int inst_stage_info(struct run *r, const char *key, int dir,
+		    const char *member, const void *data, size_t len,
+		    mode_t mode, struct unpkg_err *err);
+
+/* lstat `path` ("/usr/bin/x") beneath the root; 0 on success. */
+int inst_lstat_in_root(struct run *r, const char *path, struct stat *st);
+
+/* Remove directory `path` of `p` once it is empty, after the record
+ * (late_rmdirs()): a directory that could not be moved aside whole.
+ * `path` is not copied: it must live as long as `p`. */
+int inst_add_late_rmdir(struct pkg *p, const char *path,
+			struct unpkg_err *err);
+
+/* 1 if every entry beneath directory `name` in `dfd` (the old path
+ * `path`) is in `gone`, 0 if not, -1 on error. */
+int inst_all_gone(int dfd, const char *name, const char *path,
+		  const struct unpkg_strmap *gone, struct unpkg_err *err);
+
+/* 1 if an ancestor of `path` is in `moved`. */
+int inst_under_moved(const char *path, const struct unpkg_strmap *moved);
+
+/* Put back info/NAME, moved aside as NAME.dpkg-tmp by an interrupted
+ * run, where nothing has taken its name.  0, or -1 with errno set. */
+int inst_unmove_info(int dfd, const char *name);
+
+/* The database entry of "name" or "name:arch", or NULL. */
+const struct unpkg_db_pkg *inst_find_key(const struct run *r,
+					 const char *key);
+
+/* --- remove.c: a package removed in favour of one it conflicts with ------ */
+
+/* Remove package `d` in favour of `p`, now unpacked, as dpkg does (see
+ * remove.c); its new state is put in memory, recorded with p's. */
+int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
+		    struct unpkg_err *err);
+
+/* Delete what a run killed after the record of such a removal left. */
+void inst_sweep_removed(struct run *r);
 
 #endif

@@ -52,6 +52,7 @@ static void pkg_destroy(struct pkg *p)
 	unpkg_db_list_free(p->obsolete_info, p->nobsolete_info);
 	free(p->obsolete);
 	free(p->late_rmdir);
+	unpkg_db_list_free(p->late_paths, p->nlate_paths);
 	conffiles_free(p->obsolete_conf, p->nobsolete_conf);
 	conffiles_free(p->conffiles, p->nconffiles);
 	unpkg_strmap_destroy(&p->confmap);
@@ -73,18 +74,8 @@ static void timed(struct run *r, enum unpkg_phase phase, double since)
 	r->stats->phase_seconds[phase] += unpkg_now() - since;
 }
 
-/* A growing string: s is NULL until something is added. */
-struct text {
-	char *s;
-	size_t len, cap;
-};
-
-/* Append printf-style to `t`. */
-static int text_add(struct text *t, struct unpkg_err *err, const char *fmt,
-		    ...) __attribute__((format(printf, 3, 4)));
-
-static int text_add(struct text *t, struct unpkg_err *err, const char *fmt,
-		    ...)
+int inst_text_add(struct text *t, struct unpkg_err *err, const char *fmt,
+		  ...)
 {
 	va_list ap;
 	int n;
@@ -743,9 +734,9 @@ static int is_script(const char *member)
 }
 
 /* Write info/KEY.NAME.dpkg-new and stage it to become info/KEY.NAME. */
-static int stage_info(struct run *r, const char *key, int dir, const char *member,
-		      const void *data, size_t len, mode_t mode,
-		      struct unpkg_err *err)
+int inst_stage_info(struct run *r, const char *key, int dir,
+		    const char *member, const void *data, size_t len,
+		    mode_t mode, struct unpkg_err *err)
 {
 	char *name = NULL, *tmp = NULL;
 	const char *s = data;
@@ -827,14 +818,14 @@ static int list_text(const struct pkg *p, struct text *list,
 			const struct unpkg_file *f = &p->files.files[i];
 
 			if ((f->type == UNPKG_ENTRY_SYMLINK) == pass &&
-			    text_add(list, err, "%s\n", f->path) < 0)
+			    inst_text_add(list, err, "%s\n", f->path) < 0)
 				return -1;
 		}
 	}
 	for (i = 0; i < p->nobsolete_conf; i++)
 		if (unpkg_strmap_get(&p->files.index,
 				     p->obsolete_conf[i].path) == NULL &&
-		    text_add(list, err, "%s\n", p->obsolete_conf[i].path) < 0)
+		    inst_text_add(list, err, "%s\n", p->obsolete_conf[i].path) < 0)
 			return -1;
 	return 0;
 }
@@ -856,24 +847,24 @@ static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 
 		if (strcmp(m->name, "control") == 0)
 			continue;
-		if (stage_info(r, p->key, dir, m->name, m->data, m->size,
+		if (inst_stage_info(r, p->key, dir, m->name, m->data, m->size,
 			       m->mode & 0777, err) < 0)
 			goto out;
 	}
 	if (list_text(p, &list, err) < 0 ||
-	    stage_info(r, p->key, dir, "list", list.s, list.len, 0644, err) < 0)
+	    inst_stage_info(r, p->key, dir, "list", list.s, list.len, 0644, err) < 0)
 		goto out;
 	if (unpkg_deb_member(p->deb, "md5sums") == NULL) {
 		for (i = 0; i < p->files.count; i++) {
 			const struct unpkg_file *f = &p->files.files[i];
 
 			if (f->md5[0] != '\0' &&
-			    text_add(&sums, err, "%s  %s\n", f->md5,
+			    inst_text_add(&sums, err, "%s  %s\n", f->md5,
 				     f->path + 1) < 0)
 				goto out;
 		}
 		/* Even empty: dpkg --audit asks for a reinstall otherwise. */
-		if (stage_info(r, p->key, dir, "md5sums", sums.s, sums.len, 0644,
+		if (inst_stage_info(r, p->key, dir, "md5sums", sums.s, sums.len, 0644,
 			       err) < 0)
 			goto out;
 	}
@@ -907,13 +898,13 @@ static int conffiles_value(const struct pkg *p, int configured,
 			hash = p->files.files[idx - 1].md5;
 		else if (!configured && old[0] != '\0')
 			hash = old;
-		if (text_add(v, err, "\n %s %s%s%s", cf->path, hash,
+		if (inst_text_add(v, err, "\n %s %s%s%s", cf->path, hash,
 			     cf->flags != NULL ? " " : "",
 			     cf->flags != NULL ? cf->flags : "") < 0)
 			return -1;
 	}
 	for (i = 0; i < p->nobsolete_conf; i++)
-		if (text_add(v, err, "\n %s %s obsolete",
+		if (inst_text_add(v, err, "\n %s %s obsolete",
 			     p->obsolete_conf[i].path,
 			     p->obsolete_conf[i].flags) < 0)
 			return -1;
@@ -1081,7 +1072,7 @@ static int cmp_devino(const void *a, const void *b)
 }
 
 /* lstat `path` ("/usr/bin/x") beneath the root; 0 on success. */
-static int lstat_in_root(struct run *r, const char *path, struct stat *st)
+int inst_lstat_in_root(struct run *r, const char *path, struct stat *st)
 {
 	struct unpkg_err ignored;
 	const char *base;
@@ -1113,7 +1104,7 @@ static int new_identities(struct run *r, const struct pkg *p,
 		struct stat st;
 
 		if (p->files.files[i].type == UNPKG_ENTRY_DIR ||
-		    lstat_in_root(r, p->files.files[i].path, &st) < 0)
+		    inst_lstat_in_root(r, p->files.files[i].path, &st) < 0)
 			continue;
 		v[*n].dev = st.st_dev;
 		v[(*n)++].ino = st.st_ino;
@@ -1148,8 +1139,8 @@ static int find_obsolete(struct pkg *p, struct unpkg_err *err)
 	return 0;
 }
 
-static int add_late_rmdir(struct pkg *p, const char *path,
-			  struct unpkg_err *err)
+int inst_add_late_rmdir(struct pkg *p, const char *path,
+			struct unpkg_err *err)
 {
 	const char **grown = realloc(p->late_rmdir, (p->nlate_rmdir + 1) *
 						    sizeof(*grown));
@@ -1173,8 +1164,8 @@ static int is_subdir(int dfd, const struct dirent *de)
 
 /* 1 if every entry beneath directory `name` in `dfd` (the old path
  * `path`) is in `gone`, 0 if not, -1 on error. */
-static int all_gone(int dfd, const char *name, const char *path,
-		    const struct unpkg_strmap *gone, struct unpkg_err *err)
+int inst_all_gone(int dfd, const char *name, const char *path,
+		  const struct unpkg_strmap *gone, struct unpkg_err *err)
 {
 	struct dirent *de;
 	DIR *dir;
@@ -1199,7 +1190,7 @@ static int all_gone(int dfd, const char *name, const char *path,
 		if (unpkg_strmap_get(gone, full) == NULL)
 			ret = 0;
 		else if (is_subdir(dirfd(dir), de))
-			ret = all_gone(dirfd(dir), de->d_name, full, gone, err);
+			ret = inst_all_gone(dirfd(dir), de->d_name, full, gone, err);
 		free(full);
 	}
 	closedir(dir);
@@ -1207,7 +1198,7 @@ static int all_gone(int dfd, const char *name, const char *path,
 }
 
 /* 1 if an ancestor of `path` is in `moved`. */
-static int under_moved(const char *path, const struct unpkg_strmap *moved)
+int inst_under_moved(const char *path, const struct unpkg_strmap *moved)
 {
 	char buf[PATH_MAX];
 	char *slash;
@@ -1236,7 +1227,7 @@ static int may_remove(struct run *r, struct pkg *p, const char *path,
 	if (unpkg_db_load_files(r->db, err) < 0)
 		return -1;
 	if (unpkg_db_file_owner(r->db, path, p->key) != NULL ||
-	    lstat_in_root(r, path, st) < 0)
+	    inst_lstat_in_root(r, path, st) < 0)
 		return 0;
 	if (S_ISDIR(st->st_mode))
 		return 1;
@@ -1283,8 +1274,8 @@ static int remove_obsolete(struct run *r, struct pkg *p, struct unpkg_err *err)
 		int dir, dfd, is_dir;
 
 		if (unpkg_strmap_get(&gone, path) == NULL ||
-		    under_moved(path, &moved) ||
-		    lstat_in_root(r, path, &st) < 0)
+		    inst_under_moved(path, &moved) ||
+		    inst_lstat_in_root(r, path, &st) < 0)
 			continue;
 		is_dir = S_ISDIR(st.st_mode);
 		parent = strndup(path + 1, slash == path ? 0
@@ -1299,7 +1290,7 @@ static int remove_obsolete(struct run *r, struct pkg *p, struct unpkg_err *err)
 		if (dfd < 0)
 			goto out;
 		if (is_dir) {
-			int all = all_gone(dfd, slash + 1, path, &gone, err);
+			int all = inst_all_gone(dfd, slash + 1, path, &gone, err);
 
 			if (all < 0)
 				goto out;
@@ -1313,7 +1304,7 @@ static int remove_obsolete(struct run *r, struct pkg *p, struct unpkg_err *err)
 					     err) < 0)
 				goto out;
 		} else if (is_dir && why.errnum == EXDEV) {
-			if (add_late_rmdir(p, path, err) < 0)
+			if (inst_add_late_rmdir(p, path, err) < 0)
 				goto out;
 		} else {
 			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
@@ -1360,7 +1351,7 @@ static void late_rmdirs(struct run *r, struct pkg *p)
 /* An interrupted run moved an old info/ file aside as NAME.dpkg-tmp:
  * put it back where nothing has taken its name, so that it is removed
  * like the rest.  0, or -1 with errno set. */
-static int unmove_info(int dfd, const char *name)
+int inst_unmove_info(int dfd, const char *name)
 {
 	size_t len = strlen(name);
 	char *base;
@@ -1402,7 +1393,7 @@ static int find_obsolete_info(struct run *r, struct pkg *p,
 	while ((de = readdir(dir)) != NULL)
 		if (strncmp(de->d_name, p->key, klen) == 0 &&
 		    de->d_name[klen] == '.' &&
-		    unmove_info(dirfd(dir), de->d_name) < 0) {
+		    inst_unmove_info(dirfd(dir), de->d_name) < 0) {
 			closedir(dir);
 			return unpkg_err_sys(err, "cannot restore info/%s",
 					     de->d_name);
@@ -1453,9 +1444,10 @@ static int remove_obsolete_info(struct run *r, struct pkg *p,
 			return -1;
 	return 0;
 }
+
 /* The database entry of "name" or "name:arch", or NULL. */
-static const struct unpkg_db_pkg *find_key(const struct run *r,
-					   const char *key)
+const struct unpkg_db_pkg *inst_find_key(const struct run *r,
+					 const char *key)
 {
 	const char *colon = strchr(key, ':');
 	char name[256];
@@ -1472,7 +1464,20 @@ enum take_verdict {
 	TAKE_REFUSE = 1,	/* a conflict (or --force-overwrite) */
 	TAKE_REPLACE,		/* p Replaces the owner: p takes them */
 	TAKE_KEEP,		/* the owner Replaces p: it keeps them */
+	TAKE_REMOVED,		/* the owner is removed in favour of p: p
+				 * takes them, as dpkg does, silently */
 };
+
+/* Is `key` a package `p` removes (Conflicts with Replaces)? */
+static int is_removal(const struct pkg *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->nremovals; i++)
+		if (strcmp(p->removals[i].key, key) == 0)
+			return 1;
+	return 0;
+}
 
 struct take_ctx {
 	struct run *r;
@@ -1512,7 +1517,7 @@ static int replaces(struct take_ctx *c, const char *owner,
 		    enum take_verdict *v, struct unpkg_err *err)
 {
 	const char *value = unpkg_para_get(&c->p->control, "Replaces");
-	const struct unpkg_db_pkg *q = find_key(c->r, owner);
+	const struct unpkg_db_pkg *q = inst_find_key(c->r, owner);
 	const char *have = q != NULL ? unpkg_para_get(&q->para, "Version")
 				     : NULL;
 	const char *theirs = q != NULL ? unpkg_para_get(&q->para, "Replaces")
@@ -1546,7 +1551,7 @@ static int replaces(struct take_ctx *c, const char *owner,
 
 static const char *version_of(struct run *r, const char *key)
 {
-	const struct unpkg_db_pkg *q = find_key(r, key);
+	const struct unpkg_db_pkg *q = inst_find_key(r, key);
 	const char *v = q != NULL ? unpkg_para_get(&q->para, "Version") : NULL;
 
 	return v != NULL ? v : "";
@@ -1566,6 +1571,8 @@ static int verdict(struct take_ctx *c, const char *owner,
 	}
 	if (replaces(c, owner, v, err) < 0)
 		return -1;
+	if (is_removal(c->p, owner))
+		*v = TAKE_REMOVED;
 	grown = realloc(c->owners, (c->nowners + 1) * sizeof(*grown));
 	if (grown == NULL)
 		return unpkg_err_nomem(err);
@@ -1639,7 +1646,7 @@ static int take_over(void *ctx, const char *owner, const char *path,
 static int disappear(struct run *r, struct pkg *p, const char *owner, int dir,
 		     struct unpkg_err *err)
 {
-	const struct unpkg_db_pkg *q = find_key(r, owner);
+	const struct unpkg_db_pkg *q = inst_find_key(r, owner);
 	size_t klen = strlen(owner);
 	struct dirent *de;
 	char **grown, *text, *arch, **names = NULL;
@@ -1654,7 +1661,7 @@ static int disappear(struct run *r, struct pkg *p, const char *owner, int dir,
 			 "completely replaced.)", owner);
 	if (maint_disappear(r, q, p, err) < 0)
 		return -1;
-	q = find_key(r, owner);
+	q = inst_find_key(r, owner);
 	text = q != NULL ? unpkg_para_format(&q->para) : NULL;
 	grown = realloc(p->gone, (p->ngone + 2) * sizeof(*grown));
 	if (q == NULL || text == NULL || grown == NULL) {
@@ -1740,8 +1747,8 @@ static int stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
 
 		for (j = 0; j < i && strcmp(p->taken[j], owner) != 0; j += 2)
 			;
-		if (j < i)
-			continue;	/* this owner is done */
+		if (j < i || is_removal(p, owner))
+			continue;	/* done, or its removal lists it */
 		if (dir < 0)
 			dir = unpkg_commit_dir(r->commit, r->admroot, "info",
 					       err);
@@ -1756,7 +1763,7 @@ static int stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
 				       strcmp(p->taken[j + 1], paths[k]) == 0;
 			if (gone)
 				continue;
-			ret = text_add(&list, err, "%s\n", paths[k]);
+			ret = inst_text_add(&list, err, "%s\n", paths[k]);
 			/* as in dpkg, any path `p` does not ship keeps the
 			 * owner (a directory of its own, a file deleted by
 			 * the administrator, a conffile not configured yet);
@@ -1768,7 +1775,7 @@ static int stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
 		if (ret == 0 && !keeps)
 			ret = disappear(r, p, owner, dir, err);
 		else if (ret == 0)
-			ret = stage_info(r, owner, dir, "list",
+			ret = inst_stage_info(r, owner, dir, "list",
 					 list.s != NULL ? list.s : "", list.len,
 					 0644, err);
 		free(list.s);
@@ -1878,7 +1885,7 @@ void inst_undo_files(struct run *r, struct pkg *p)
  * aside until the record; the finish under way makes that durable first. */
 static int remove_old(struct run *r, struct unpkg_err *err)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
@@ -1896,6 +1903,10 @@ static int remove_old(struct run *r, struct unpkg_err *err)
 		     (remove_obsolete(r, p, err) < 0 ||
 		      remove_obsolete_info(r, p, err) < 0)))
 			return -1;
+		for (j = 0; j < p->nremovals; j++)
+			if (p->removals[j].marked &&
+			    inst_remove_one(r, p, &p->removals[j], err) < 0)
+				return -1;
 	}
 	return 0;
 }
@@ -1956,7 +1967,7 @@ static int activate(void *ctx, const char *trigger, const char *key,
 		    int noawait, struct unpkg_err *err)
 {
 	struct activation *c = ctx;
-	const struct unpkg_db_pkg *ip = find_key(c->r, key);
+	const struct unpkg_db_pkg *ip = inst_find_key(c->r, key);
 	const char *want, *flag, *status, *pending;
 	struct unpkg_para para;
 	char value[64], *list = NULL, *text = NULL, *name = NULL;
@@ -2091,6 +2102,17 @@ static int commit_group(struct run *r, struct unpkg_err *err)
 		if (r->pkgs[i].state == PKG_EXTRACTED)
 			r->pkgs[i].state = PKG_UNPACKED;
 	timed(r, UNPKG_PHASE_RECORD, t);
+	/* a removal's postrm failed: unpacked, not configured (dpkg) */
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+		struct unpkg_err perr;
+
+		if (p->state != PKG_UNPACKED || p->removal_failed == NULL)
+			continue;
+		unpkg_err_init(&perr);
+		unpkg_err_set(&perr, UNPKG_ERR_SCRIPT, "%s", p->removal_failed);
+		inst_fail_pkg(r, p, p->debpath, &perr);
+	}
 	release(r);
 	for (i = 0; i < r->npkgs; i++)
 		late_rmdirs(r, &r->pkgs[i]);
@@ -2491,6 +2513,27 @@ static void restore_gone(struct run *r, struct pkg *p)
 	}
 }
 
+/* The packages `p` removed whose removal is undone with its files: their
+ * postrm ran, they stay half-installed. */
+static void restore_removed(struct run *r, struct pkg *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nremovals; i++) {
+		struct deconf *d = &p->removals[i];
+		struct unpkg_err err;
+
+		if (!d->removed)
+			continue;
+		unpkg_err_init(&err);
+		if (maint_other_state(r, d, "half-installed", &err) < 0)
+			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING,
+					 d->key, "cannot restore the "
+					 "database entry of %s: %s",
+					 d->key, err.msg);
+	}
+}
+
 /* The commit of the extracted packages failed: undo it and fail them
  * all; after a failed sync, give up the rest of the run too. */
 static void group_failed(struct run *r, const struct unpkg_err *cause)
@@ -2505,6 +2548,7 @@ static void group_failed(struct run *r, const struct unpkg_err *cause)
 			continue;
 		inst_restore_pkg(r, p);
 		restore_gone(r, p);
+		restore_removed(r, p);
 		inst_fail_pkg(r, p, p->debpath, cause);
 	}
 	if (cause->code == UNPKG_ERR_SYNC) {
@@ -2651,6 +2695,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		stopped = too_many_errors(&r, i + 1);
 	}
 	timed(&r, UNPKG_PHASE_OPEN, t);
+	inst_sweep_removed(&r);
 
 	unpkg_force_names(o->force, r.force_list, sizeof(r.force_list));
 	if (maint_prerm(&r, err) < 0)

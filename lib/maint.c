@@ -62,6 +62,18 @@ void maint_free_scripts(struct pkg *p)
 	free(p->deconf);
 	p->deconf = NULL;
 	p->ndeconf = 0;
+	for (i = 0; i < p->nremovals; i++) {
+		free(p->removals[i].name);
+		free(p->removals[i].arch);
+		free(p->removals[i].key);
+		free(p->removals[i].version);
+		free(p->removals[i].stanza);
+	}
+	free(p->removals);
+	p->removals = NULL;
+	p->nremovals = 0;
+	free(p->removal_failed);
+	p->removal_failed = NULL;
 }
 
 /* Put the new version's scripts into ADMINDIR/tmp.ci, where dpkg runs
@@ -294,14 +306,20 @@ static int run_deconf(struct run *r, const struct deconf *d,
 	return !unpkg_script_failure(&res, desc, why, whysize);
 }
 
-/* Deconfigured package `d` half-configured, in memory: its stanza as it
- * was, with the configured version kept as Config-Version. */
-static int deconf_half(struct run *r, struct deconf *d, struct unpkg_err *err)
+int maint_run_other(struct run *r, const struct deconf *d, const char *name,
+		    const char *const *argv, char *why, size_t whysize,
+		    struct unpkg_err *err)
+{
+	return run_deconf(r, d, name, argv, why, whysize, err);
+}
+
+int maint_other_state(struct run *r, struct deconf *d, const char *status,
+		      struct unpkg_err *err)
 {
 	struct unpkg_stanza_state st = {
 		.want = "install",
 		.flag = "ok",
-		.status = "half-configured",
+		.status = status,
 	};
 	struct unpkg_para para;
 	char want[32], *conffiles = NULL, *text = NULL;
@@ -326,20 +344,33 @@ static int deconf_half(struct run *r, struct deconf *d, struct unpkg_err *err)
 	unpkg_para_unset(&para, "Status");
 	unpkg_para_unset(&para, "Config-Version");
 	unpkg_para_unset(&para, "Conffiles");
+	if (strcmp(status, "config-files") == 0) {
+		unpkg_para_unset(&para, "Essential");
+		unpkg_para_unset(&para, "Protected");
+	}
 	if (unpkg_stanza_format(&para, &st, &text, err) < 0 ||
 	    unpkg_db_put(r->db, d->name, d->arch, text, err) < 0)
 		goto out;
 	r->candidates_valid = 0;
 	r->db_dirty = 1;
-	d->marked = 1;
 	unpkg_event_pkg_status(r->o->events, d->key, d->arch, d->version,
-			       "half-configured");
+			       status);
 	ret = 0;
 out:
 	free(conffiles);
 	free(text);
 	unpkg_para_destroy(&para);
 	return ret;
+}
+
+/* Deconfigured package `d` half-configured, in memory: its stanza as it
+ * was, with the configured version kept as Config-Version. */
+static int deconf_half(struct run *r, struct deconf *d, struct unpkg_err *err)
+{
+	if (maint_other_state(r, d, "half-configured", err) < 0)
+		return -1;
+	d->marked = 1;
+	return 0;
 }
 
 /* Put deconfigured package `d` back as it was (its postinst
@@ -406,6 +437,40 @@ static int deconf_unwind(struct run *r, struct pkg *p, struct unpkg_err *err)
 	return 0;
 }
 
+/* The packages `p` was to remove and has not removed go back: where
+ * their prerm "remove in-favour" was tried, with their postinst
+ * "abort-remove in-favour P VERSION" (back to installed if it works, as
+ * dpkg does); else as they were. */
+static int removal_unwind(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	const char *argv[] = { "abort-remove", "in-favour", p->name,
+			       p->version, NULL };
+	char why[1024];
+	size_t i;
+
+	for (i = p->nremovals; i-- > 0;) {
+		struct deconf *d = &p->removals[i];
+		int ok = 1;
+
+		if (!d->marked)
+			continue;
+		if (d->prerm_tried)
+			ok = run_deconf(r, d, "postinst", argv, why,
+					sizeof(why), err);
+		if (ok < 0)
+			return -1;
+		if (ok == 0) {
+			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING,
+					 d->key, "%s", why);
+			d->marked = 0;	/* stays as it is */
+			continue;
+		}
+		if (deconf_restore(r, d, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* What breaks deconfigured package `d` now, in dpkg's words. */
 static int dc_breakers(struct run *r, const struct deconf *d, char *why,
 		       size_t whylen, struct unpkg_err *err)
@@ -430,8 +495,9 @@ int maint_deconfigure_unwind(struct run *r, struct unpkg_err *err)
 	size_t i;
 
 	for (i = 0; i < r->npkgs; i++)
-		if (r->pkgs[i].ndeconf != 0 && r->pkgs[i].state == PKG_FAILED &&
-		    deconf_unwind(r, &r->pkgs[i], err) < 0)
+		if (r->pkgs[i].state == PKG_FAILED &&
+		    (removal_unwind(r, &r->pkgs[i], err) < 0 ||
+		     deconf_unwind(r, &r->pkgs[i], err) < 0))
 			return -1;
 	return 0;
 }
@@ -511,6 +577,17 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 				return -1;
 			any = 1;
 		}
+		for (j = 0; j < p->nremovals; j++) {
+			struct deconf *d = &p->removals[j];
+
+			d->marked = 1;	/* to put back if p fails */
+			if (!still_configured(r, d))
+				continue;
+			if (maint_other_state(r, d, "half-configured", err) < 0)
+				return -1;
+			d->prerm_tried = 1;	/* below */
+			any = 1;
+		}
 	}
 	if (any && inst_write_db(r, err) < 0)
 		return -1;
@@ -522,6 +599,8 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 		const char *abort_up[] = { "abort-upgrade", p->version, NULL };
 		const char *deconf[] = { "deconfigure", "in-favour", p->name,
 					 p->version, NULL };
+		const char *rm[] = { "remove", "in-favour", p->name,
+				     p->version, NULL };
 		int ok = 1, own;
 
 		if (p->state != PKG_OPENED)
@@ -563,10 +642,30 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 			if (ok < 0)
 				return -1;
 		}
+		/* the packages to remove: prerm "remove in-favour P V", then
+		 * half-installed (written with the run's mark) */
+		for (j = 0; j < p->nremovals; j++) {
+			struct deconf *d = &p->removals[j];
+
+			if (!d->prerm_tried)
+				continue;
+			if (ok <= 0) {
+				d->prerm_tried = 0;	/* not tried */
+				continue;
+			}
+			ok = run_deconf(r, d, "prerm", rm, why, sizeof(why),
+					err);
+			if (ok < 0 ||
+			    (ok > 0 && maint_other_state(r, d, "half-installed",
+							 err) < 0))
+				return -1;
+		}
 		if (ok > 0)
 			continue;
-		/* unwind: the deconfigured first, then p's own prerm */
-		if (deconf_unwind(r, p, err) < 0)
+		/* unwind: the packages to remove and the deconfigured
+		 * first, then p's own prerm */
+		if (removal_unwind(r, p, err) < 0 ||
+		    deconf_unwind(r, p, err) < 0)
 			return -1;
 		if (!own) {
 			if (give_up_pkg(r, p, why, NULL, NULL, err) < 0)

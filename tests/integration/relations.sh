@@ -44,6 +44,13 @@ rel_pkg sb 1.0 'Replaces: sa' usr/share/shared/f usr/share/sb/own
 rel_pkg sbv 1.0 'Replaces: sa (<< 1.0)' usr/share/shared/f
 rel_pkg sw 1.0 '' usr/share/shared/g
 rel_pkg swb 1.0 'Replaces: sw' usr/share/shared/g usr/share/swb/own
+# Conflicts with Replaces: the installed package is removed
+rel_pkg rmc 1.0 '' usr/share/rmc/own usr/share/rmc/sub/x usr/share/shared/f
+rel_pkg rma 1.0 $'Conflicts: rmc\nReplaces: rmc' usr/share/rma/own usr/share/shared/f
+rel_pkg rmdep 1.0 'Depends: rmc' usr/share/rmdep/own
+rel_pkg rmalt 1.0 'Depends: rmc | base' usr/share/rmalt/own
+rel_pkg rmrev 1.0 'Conflicts: rmb' usr/share/rmrev/own
+rel_pkg rmb 1.0 'Replaces: rmrev' usr/share/rmb/own
 
 # rel_case NAME "STARTING DEBS" ARGS...: twin roots holding the starting
 # packages, then the same run of both tools.
@@ -116,6 +123,34 @@ rel_case replaces base_1.0 -i "$TESTDIR/repl_1.0.deb"
 rel_fail overwrite-refused base_1.0 norepl -i "$TESTDIR/norepl_1.0.deb"
 rel_case overwrite-forced base_1.0 --force-overwrite -i "$TESTDIR/norepl_1.0.deb"
 rel_case disappears base_1.0 -i "$TESTDIR/whole_1.0.deb"
+# Conflicts with Replaces: dpkg removes the installed package after the new
+# one is unpacked (its files but those the new one took), unless a package
+# that stays depends on it.
+rel_case conflicts-replaces rmc_1.0 -i "$TESTDIR/rma_1.0.deb"
+[ "$CMP_UNPKG_RC" = 0 ] || check_fail "conflicts-replaces: unpkg failed"
+assert_grep '^Removing rmc \(1\.0\), to allow configuration of rma \(1\.0\) \.\.\.$' \
+	"$TESTDIR/case-conflicts-replaces/unpkg.unpkg.out" "conflicts-replaces: dpkg's words"
+! grep -q '^Package: rmc$' "$TESTDIR/case-conflicts-replaces/unpkg/var/lib/dpkg/status" ||
+	check_fail "conflicts-replaces: rmc still in the database"
+rel_case conflicts-replaces-unpack rmc_1.0 --unpack "$TESTDIR/rma_1.0.deb"
+rel_case conflicts-replaces-reverse rmrev_1.0 -i "$TESTDIR/rmb_1.0.deb"
+[ "$CMP_UNPKG_RC" = 0 ] || check_fail "conflicts-replaces-reverse: unpkg failed"
+rel_case conflicts-replaces-alt "base_1.0 rmc_1.0 rmalt_1.0" -i "$TESTDIR/rma_1.0.deb"
+[ "$CMP_UNPKG_RC" = 0 ] || check_fail "conflicts-replaces-alt: unpkg failed"
+# a directory holding a file of no package stays, listed
+rel_roots conflicts-replaces-dir rmc_1.0
+for r in unpkg dpkg; do
+	f=$TESTDIR/case-conflicts-replaces-dir/$r/usr/share/rmc/sub/local
+	echo local >"$f"
+	touch -d @1100000000 "$f"	# the same in both trees
+done
+compare_roots_with_dpkg "$TESTDIR/case-conflicts-replaces-dir/unpkg" \
+	"$TESTDIR/case-conflicts-replaces-dir/dpkg" -i "$TESTDIR/rma_1.0.deb"
+rel_fail conflicts-replaces-depended "rmc_1.0 rmdep_1.0" rma -i "$TESTDIR/rma_1.0.deb"
+assert_grep 'no, cannot proceed with removal of rmc \(--auto-deconfigure will help\):' \
+	"$TESTDIR/case-conflicts-replaces-depended/unpkg.out" "conflicts-replaces-depended: dpkg's words"
+assert_grep 'conflicting packages - not installing rma' \
+	"$TESTDIR/case-conflicts-replaces-depended/unpkg.out" "conflicts-replaces-depended: refused"
 # A package left with a directory the new one does not ship does not
 # disappear (dpkg looks at the new package's paths, not at the types).
 dir=$TESTDIR/src/keepdir-1.0
@@ -330,3 +365,28 @@ dc_case deconf-abort-fails -i:dv_1.0 db 'fail-db-preinst fail-dv-postinst' \
 	--auto-deconfigure --unpack "$TESTDIR/db_1.0.deb"
 dc_case breaks-unpacked --unpack:dv_1.0 '' '' --unpack "$TESTDIR/db_1.0.deb"
 dc_case breaks-by-installed -i:drb_1.0 '' '' -i "$TESTDIR/dv_1.0.deb"
+
+# Conflicts with Replaces and maintainer scripts: the installed package
+# is half-configured, its prerm called "remove in-favour P V", then
+# half-installed; the new one is unpacked; then the old one's files go,
+# its postrm is called "remove" and it ends config-files (a postrm or a
+# conffile is left) with its list and postrm.  A failed prerm or preinst
+# puts it back with "postinst abort-remove in-favour P V"; a failed postrm
+# leaves it half-installed and the new package unpacked.
+dir=$TESTDIR/src/rsc-1.0
+dc_pkg rsc 1.0 '' usr/share/rsc/own usr/share/rsc/sub/x usr/share/shared/f etc/rsc.conf
+echo /etc/rsc.conf >"$dir/DEBIAN/conffiles"
+build_deb "$TESTDIR/rsc_1.0.deb" "$dir"
+dc_pkg rsa 1.0 $'Conflicts: rsc\nReplaces: rsc' usr/share/rsa/own usr/share/shared/f
+dc_case conflicts-replaces-scripts -i:rsc_1.0 '' '' -i "$TESTDIR/rsa_1.0.deb"
+assert_grep '^rsc 1\.0 prerm remove in-favour rsa 1\.0$' \
+	"$TESTDIR/case-conflicts-replaces-scripts/unpkg/log" "conflicts-replaces-scripts: prerm"
+grep -q '^Status: install ok config-files$' \
+	"$TESTDIR/case-conflicts-replaces-scripts/unpkg/var/lib/dpkg/status" ||
+	check_fail "conflicts-replaces-scripts: rsc is not config-files"
+dc_pkg rsn 1.0 '' usr/share/rsn/own
+dc_pkg rsna 1.0 $'Conflicts: rsn\nReplaces: rsn' usr/share/rsna/own
+dc_case conflicts-replaces-postrm-only -i:rsn_1.0 '' '' -i "$TESTDIR/rsna_1.0.deb"
+dc_case conflicts-replaces-prerm-fails -i:rsc_1.0 rsa fail-rsc-prerm -i "$TESTDIR/rsa_1.0.deb"
+dc_case conflicts-replaces-preinst-fails -i:rsc_1.0 rsa fail-rsa-preinst -i "$TESTDIR/rsa_1.0.deb"
+dc_case conflicts-replaces-postrm-fails -i:rsc_1.0 '' fail-rsc-postrm -i "$TESTDIR/rsa_1.0.deb"
