@@ -18,6 +18,13 @@
  * again (by path, or by seeking the caller's descriptor back) and fails if
  * it is no longer the same file (device, inode, size, modification time).
  * A pipe is read once and keeps its readers.
+ *
+ * Threads: from its first unpkg_deb_next() until the end of data.tar, an
+ * error, or unpkg_deb_free(), a package read from a regular file whose
+ * data.tar is compressed (and not small) has its decompressor running in
+ * a second thread, which blocks all signals and touches nothing but the
+ * package's own reader.  A struct unpkg_deb is used by one thread at a
+ * time, as before.
  */
 #ifndef UNPKG_DEB_H
 #define UNPKG_DEB_H

@@ -7,16 +7,24 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <lzma.h>
 #include <malloc.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "deb.h"
@@ -2021,6 +2029,650 @@ START_TEST(test_changed_after_open)
 }
 END_TEST
 
+
+/* --- data.tar decompressed in a thread of its own (lib/decomp.c) -------- */
+
+/* Threads of this process beyond those it had when the test started
+ * (a sanitizer's runtime may have one of its own). */
+static int threads_at_start;
+
+static int count_all_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Call first, while no reader is open. */
+static void threads_baseline(void)
+{
+	threads_at_start = count_all_threads();
+}
+
+static int count_threads(void)
+{
+	ck_assert_int_gt(threads_at_start, 0);
+	return count_all_threads() - threads_at_start + 1;
+}
+
+/* The number of threads once those that were joined are gone (a joined
+ * thread may linger in /proc for a moment). */
+static int settled_threads(int want)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i, n = count_threads();
+
+	for (i = 0; i < 200 && n != want; i++) {
+		nanosleep(&ts, NULL);
+		n = count_threads();
+	}
+	return n;
+}
+
+/* Incompressible bytes, the same for the same seed. */
+static char *random_bytes(size_t n, uint32_t seed)
+{
+	char *b = malloc(n);
+	uint32_t x = seed | 1;
+	size_t i;
+
+	ck_assert_ptr_nonnull(b);
+	for (i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		b[i] = (char)(x >> 24);
+	}
+	return b;
+}
+
+/* Incompressible content that makes data.tar large enough to be given a
+ * thread (DATA_THREAD_MIN in deb.c). */
+#define RANDOM_SIZE (256u * 1024)
+
+/* While data.tar is read, a compressed one has its decompressor in a
+ * second thread, an uncompressed one none; the thread is gone once the
+ * end is reached, and no package holds one before its first entry.  A
+ * small data.tar gets no thread. */
+START_TEST(test_thread_lifecycle)
+{
+	char *rnd = random_bytes(RANDOM_SIZE, 5);
+	const struct tu_entry ents[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./big", .size = 4u << 20 },
+		{ .type = 'f', .path = "./rnd", .data = rnd,
+		  .size = RANDOM_SIZE },
+		{ .type = 'f', .path = "./small", .data = "small\n" },
+	};
+	struct tu_deb d = { .entries = ents, .n_entries = 4 };
+	size_t c;
+
+	threads_baseline();
+	for (c = 0; c < sizeof(comps) / sizeof(comps[0]); c++) {
+		const char *p = tp("t.deb");
+		struct unpkg_deb *deb;
+		struct unpkg_deb_entry e;
+		bool threaded = strcmp(comps[c], "none") != 0;
+		char *s;
+		size_t len;
+
+		d.data_comp = comps[c];
+		tu_build_deb(p, &d);
+		deb = open_ok(p);
+		ck_assert_int_eq(count_threads(), 1);
+		next_ok(deb, &e);
+		ck_assert_int_eq(count_threads(), threaded ? 2 : 1);
+		next_ok(deb, &e);
+		ck_assert_str_eq(e.path, "big");
+		s = slurp(deb, &len);
+		ck_assert_uint_eq(len, 4u << 20);
+		check_pattern((unsigned char *)s, len, 0);
+		free(s);
+		next_ok(deb, &e);
+		ck_assert_str_eq(e.path, "rnd");
+		s = slurp(deb, &len);
+		ck_assert_uint_eq(len, RANDOM_SIZE);
+		ck_assert_int_eq(memcmp(s, rnd, len), 0);
+		free(s);
+		next_ok(deb, &e);
+		ck_assert_str_eq(e.path, "small");
+		s = slurp(deb, NULL);
+		ck_assert_str_eq(s, "small\n");
+		free(s);
+		at_end(deb);
+		ck_assert_msg(settled_threads(1) == 1, "data.tar.%s: thread "
+			      "still there at the end", comps[c]);
+		unpkg_deb_free(deb);
+	}
+	free(rnd);
+
+	/* Small: read here. */
+	d.data_comp = "xz";
+	d.n_entries = 2;
+	tu_build_deb(tp("small.deb"), &d);
+	{
+		struct unpkg_deb *deb = open_ok(tp("small.deb"));
+		struct unpkg_deb_entry e;
+
+		next_ok(deb, &e);
+		ck_assert_int_eq(count_threads(), 1);
+		unpkg_deb_free(deb);
+	}
+}
+END_TEST
+
+/* The caller may stop reading at any point (an error while writing, a
+ * package rolled back): unpkg_deb_free() stops and joins the thread, which
+ * may be blocked on a full queue or still decompressing, and leaks
+ * nothing (the sanitizer build checks that). */
+START_TEST(test_thread_early_stop)
+{
+	char *rnd = random_bytes(RANDOM_SIZE, 6);
+	const struct tu_entry ents[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./big", .size = 16u << 20 },
+		{ .type = 'f', .path = "./rnd", .data = rnd,
+		  .size = RANDOM_SIZE },
+	};
+	static const char *const cz[] = { "xz", "gz", "zst", "bz2" };
+	struct tu_deb d = { .entries = ents, .n_entries = 3 };
+	int fds = count_fds();
+	size_t c;
+	int k;
+
+	threads_baseline();
+	for (c = 0; c < sizeof(cz) / sizeof(cz[0]); c++) {
+		const char *p = tp("stop.deb");
+
+		d.data_comp = cz[c];
+		tu_build_deb(p, &d);
+		for (k = 0; k < 8; k++) {
+			struct unpkg_deb *deb = open_ok(p);
+			struct unpkg_deb_entry e;
+			struct unpkg_err err;
+			const void *buf;
+			size_t len;
+			int i;
+
+			next_ok(deb, &e);
+			if (k >= 1)
+				next_ok(deb, &e);
+			/* Read k - 1 blocks of big (k = 7: wait for the
+			 * queue to fill up first). */
+			unpkg_err_init(&err);
+			for (i = 1; i < k; i++)
+				ck_assert_int_eq(unpkg_deb_read(deb, &buf, &len,
+								&err), 1);
+			if (k == 7) {
+				struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+				nanosleep(&ts, NULL);
+			}
+			unpkg_deb_free(deb);
+			ck_assert_msg(settled_threads(1) == 1,
+				      "data.tar.%s: thread left after stop %d",
+				      cz[c], k);
+			ck_assert_int_eq(count_fds(), fds);
+		}
+	}
+	free(rnd);
+}
+END_TEST
+
+/* The tar reader refuses an entry while the thread has read ahead: the
+ * thread is stopped at once, not left running until the free. */
+START_TEST(test_thread_stops_on_error)
+{
+	char *rnd = random_bytes(RANDOM_SIZE, 7);
+	const struct tu_entry ents[] = {
+		{ .type = 'f', .path = "./ok", .data = "ok" },
+		{ .type = 'f', .path = "../bad", .data = "" },
+		{ .type = 'f', .path = "./big", .size = 8u << 20 },
+		{ .type = 'f', .path = "./rnd", .data = rnd,
+		  .size = RANDOM_SIZE },
+	};
+	struct tu_deb d = { .entries = ents, .n_entries = 4,
+			    .data_comp = "xz" };
+	const char *p = tp("e.deb");
+	struct unpkg_deb *deb;
+	struct unpkg_deb_entry e;
+	struct unpkg_err err;
+
+	threads_baseline();
+	tu_build_deb(p, &d);
+	deb = open_ok(p);
+	next_ok(deb, &e);
+	ck_assert_int_eq(count_threads(), 2);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_deb_next(deb, &e, &err), -1);
+	ck_assert_int_eq(err.code, UNPKG_ERR_UNSAFE);
+	ck_assert_msg(strstr(err.msg, "../bad") != NULL, "%s", err.msg);
+	ck_assert_int_eq(settled_threads(1), 1);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_deb_next(deb, &e, &err), -1);
+	ck_assert_int_eq(err.code, UNPKG_ERR_USAGE);
+	unpkg_deb_free(deb);
+	free(rnd);
+}
+END_TEST
+
+/* A data.tar whose content is partly incompressible, so that damage at
+ * different places of the compressed stream hits different entries. */
+static void build_mixed(const char *path, const char *comp)
+{
+	char *r1 = random_bytes(300000, 1);
+	char *r2 = random_bytes(200000, 2);
+	const struct tu_entry ents[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./a", .size = 300000 },
+		{ .type = 'f', .path = "./b", .data = r1, .size = 300000 },
+		{ .type = 'f', .path = "./c", .data = "c\n" },
+		{ .type = 'f', .path = "./d", .data = r2, .size = 200000 },
+		{ .type = 'f', .path = "./e", .size = 100000 },
+	};
+	struct tu_deb d = { .entries = ents, .n_entries = 6,
+			    .data_comp = comp };
+
+	tu_build_deb(path, &d);
+	free(r1);
+	free(r2);
+}
+
+/* Open `path` (a regular file: data.tar is read by the thread) or the
+ * same bytes through a pipe (no thread: a pipe is read once, in the
+ * caller's thread), under the same name, and read everything.  Returns
+ * 1 if all was read, 0 if the open failed, -1 if the stream did. */
+static int read_all(const char *path, bool via_pipe, struct unpkg_err *err)
+{
+	struct unpkg_deb *deb = NULL;
+	int pfd[2] = { -1, -1 };
+	pid_t pid = -1;
+	int r, st;
+
+	unpkg_err_init(err);
+	if (!via_pipe) {
+		r = unpkg_deb_open(path, &deb, err);
+	} else {
+		ck_assert_int_eq(pipe(pfd), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			size_t len, done = 0;
+			char *b = tu_read_file(path, &len);
+
+			close(pfd[0]);
+			signal(SIGPIPE, SIG_DFL);
+			while (b != NULL && done < len) {
+				ssize_t w = write(pfd[1], b + done,
+						  len - done);
+
+				if (w <= 0)
+					_exit(1);
+				done += (size_t)w;
+			}
+			_exit(0);
+		}
+		close(pfd[1]);
+		r = unpkg_deb_open_fd(pfd[0], path, &deb, err);
+	}
+	if (r < 0) {
+		r = 0;
+	} else {
+		if (via_pipe)
+			ck_assert_int_eq(count_threads(), 1);
+		r = drain(deb, err) < 0 ? -1 : 1;
+	}
+	unpkg_deb_free(deb);
+	if (via_pipe) {
+		close(pfd[0]);
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	}
+	return r;
+}
+
+/* Damage anywhere in the compressed data.tar is reported by the threaded
+ * reader at the same entry, with the same code and message, as by the
+ * single-threaded one: the thread passes on everything it decompressed
+ * before the failure, then the failure. */
+START_TEST(test_thread_same_errors)
+{
+	static const char *const cz[] = { "xz", "gz", "zst", "bz2" };
+	const char *p = tp("mixed.deb");
+	const char *q = tp("bad.deb");
+	size_t c, k;
+	int streamed = 0, differs = 0;
+
+	threads_baseline();
+	for (c = 0; c < sizeof(cz) / sizeof(cz[0]); c++) {
+		size_t len, hdr[8], start, size;
+		char *buf;
+
+		build_mixed(p, cz[c]);
+		buf = tu_read_file(p, &len);
+		ck_assert_ptr_nonnull(buf);
+		ck_assert_uint_eq(ar_headers((unsigned char *)buf, len, hdr, 8),
+				  3);
+		start = hdr[2] + 60;
+		size = len - start;
+		for (k = 0; k < 3 * 10; k++) {
+			size_t off = start + size * (k % 10) / 10 + 7 * k;
+			struct unpkg_err e1, e2;
+			int r1, r2;
+			char *mod = malloc(len);
+
+			ck_assert_ptr_nonnull(mod);
+			memcpy(mod, buf, len);
+			if (off >= len)
+				off = len - 1;
+			if (k < 10) {
+				/* Bytes damaged. */
+				size_t i;
+
+				for (i = off; i < off + 8 && i < len; i++)
+					mod[i] = (char)(mod[i] ^ 0x5a);
+				write_bytes(q, mod, len);
+			} else if (k < 20) {
+				/* The file cut short. */
+				write_bytes(q, mod, off);
+			} else {
+				/* One bit. */
+				mod[off] = (char)(mod[off] ^ 0x10);
+				write_bytes(q, mod, len);
+			}
+			free(mod);
+			r1 = read_all(q, false, &e1);
+			r2 = read_all(q, true, &e2);
+			streamed += r1 < 0;
+			if (r1 != r2 || e1.code != e2.code ||
+			    strcmp(e1.msg, e2.msg) != 0) {
+				fprintf(stderr, "data.tar.%s, case %zu: "
+					"thread %d '%s', no thread %d '%s'\n",
+					cz[c], k, r1, e1.msg, r2, e2.msg);
+				differs++;
+			}
+		}
+		free(buf);
+	}
+	ck_assert_int_eq(differs, 0);
+	/* Most damage is found while streaming, through the thread. */
+	ck_assert_int_ge(streamed, 40);
+}
+END_TEST
+
+/* A read error in the thread is reported as the failed system call, as
+ * without it.  The error is injected into every thread with a seccomp
+ * filter once the thread runs (only it reads the file then), in a child
+ * process of our own. */
+static int deny_read_everywhere(void)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_read, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EIO),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof(insns) / sizeof(insns[0]),
+		.filter = insns,
+	};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			    SECCOMP_FILTER_FLAG_TSYNC, &prog);
+}
+
+START_TEST(test_thread_read_error)
+{
+	char *rnd = random_bytes(6u << 20, 3);
+	const struct tu_entry ents[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./big", .data = rnd,
+		  .size = 6u << 20 },
+	};
+	struct tu_deb d = { .entries = ents, .n_entries = 2,
+			    .data_comp = "gz" };
+	const char *p = tp("eio.deb");
+	pid_t pid;
+	int st;
+
+	tu_build_deb(p, &d);
+	free(rnd);
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct unpkg_deb *deb = NULL;
+		struct unpkg_deb_entry e;
+		struct unpkg_err err;
+		const void *buf;
+		size_t len;
+		int r;
+
+		threads_baseline();
+		unpkg_err_init(&err);
+		if (unpkg_deb_open(p, &deb, &err) < 0 ||
+		    unpkg_deb_next(deb, &e, &err) != 1 ||
+		    unpkg_deb_next(deb, &e, &err) != 1) {
+			fprintf(stderr, "setup: %s\n", err.msg);
+			_exit(1);
+		}
+		if (deny_read_everywhere() < 0) {
+			fprintf(stderr, "note: seccomp with TSYNC: %s; "
+				"read error not tested\n", strerror(errno));
+			_exit(77);
+		}
+		while ((r = unpkg_deb_read(deb, &buf, &len, &err)) == 1)
+			;
+		if (r != -1 || err.code != UNPKG_ERR_SYS ||
+		    err.errnum != EIO ||
+		    strstr(err.msg, "eio.deb: data.tar.gz: big: ") == NULL) {
+			fprintf(stderr, "got %d, code %d, errnum %d: %s\n", r,
+				err.code, err.errnum, err.msg);
+			_exit(2);
+		}
+		unpkg_deb_free(deb);
+		/* Not exit(): the sanitizers' exit handlers read files. */
+		_exit(count_threads() == 1 ? 0 : 3);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	ck_assert_msg(WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 77,
+		      "child exited with %d", WEXITSTATUS(st));
+}
+END_TEST
+
+/* No thread can be started (clone denied): the reader decompresses in
+ * the caller's thread, through the same code, with the same results. */
+START_TEST(test_thread_unavailable)
+{
+	const char *p = tp("mixed.deb");
+	const char *q = tp("bad.deb");
+	struct unpkg_err e1, e2;
+	size_t len, hdr[8];
+	char *buf;
+	pid_t pid;
+	int st, r2;
+
+	build_mixed(p, "xz");
+	buf = tu_read_file(p, &len);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(ar_headers((unsigned char *)buf, len, hdr, 8), 3);
+	buf[hdr[2] + 60 + (len - hdr[2] - 60) / 2] ^= 0x21;
+	write_bytes(q, buf, len);
+	free(buf);
+	threads_baseline();
+	r2 = read_all(q, true, &e2);
+	ck_assert_int_eq(r2, -1);
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (tu_deny_syscall(SYS_clone, EAGAIN) < 0 ||
+		    tu_deny_syscall(SYS_clone3, ENOSYS) < 0) {
+			fprintf(stderr, "note: seccomp: %s; reading without "
+				"a thread not tested\n", strerror(errno));
+			_exit(77);
+		}
+		if (read_all(p, false, &e1) != 1) {
+			fprintf(stderr, "%s\n", e1.msg);
+			_exit(1);
+		}
+		if (read_all(q, false, &e1) != -1 || e1.code != e2.code ||
+		    strcmp(e1.msg, e2.msg) != 0) {
+			fprintf(stderr, "got '%s', want '%s'\n", e1.msg,
+				e2.msg);
+			_exit(2);
+		}
+		_exit(count_threads() == 1 ? 0 : 3);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	ck_assert_msg(WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 77,
+		      "child exited with %d", WEXITSTATUS(st));
+}
+END_TEST
+
+/* xz streams, concatenated: libarchive reads them as one. */
+static void xz_append(char **buf, size_t *len, const void *in, size_t n)
+{
+	size_t cap = *len + lzma_stream_buffer_bound(n);
+	size_t pos = *len;
+
+	*buf = realloc(*buf, cap);
+	ck_assert_ptr_nonnull(*buf);
+	ck_assert_int_eq(lzma_easy_buffer_encode(0, LZMA_CHECK_CRC64, NULL,
+						 in, n, (uint8_t *)*buf, &pos,
+						 cap),
+			 LZMA_OK);
+	*len = pos;
+}
+
+/* The tar reader may fail for a reason of its own (a damaged header)
+ * while the thread, ahead of it, has already met a failure of its own (the
+ * file ends early).  The tar reader's complaint is the one reported, as
+ * without the thread, which would never have read that far. */
+START_TEST(test_thread_own_error_first)
+{
+	static const struct tu_entry cent[] = {
+		{ .type = 'f', .path = "./control", .data = "Package: t\n" },
+	};
+	char *rnd = random_bytes(RANDOM_SIZE, 4);
+	const struct tu_entry dent[] = {
+		{ .type = 'f', .path = "./a", .data = "a\n" },
+		{ .type = 'f', .path = "./b", .data = "b\n" },
+		{ .type = 'f', .path = "./c", .data = rnd,
+		  .size = RANDOM_SIZE },
+	};
+	const char *p = tp("own.deb");
+	char *ctl, *tar, *data = NULL, *buf;
+	size_t ctllen, tarlen, datalen = 0, len, hdr[8];
+	struct unpkg_err e1, e2;
+
+	threads_baseline();
+	tu_build_tar(cent, 1, "none", (void **)&ctl, &ctllen);
+	tu_build_tar(dent, 3, "none", (void **)&tar, &tarlen);
+	free(rnd);
+	/* b's header: its checksum no longer matches. */
+	ck_assert_uint_gt(tarlen, 3 * 512);
+	ck_assert_int_eq(tar[2 * 512], '.');
+	tar[2 * 512] = 'X';
+	xz_append(&data, &datalen, tar, tarlen);
+	{
+		const struct tu_member m[] = {
+			{ "debian-binary", "2.0\n", 4 },
+			{ "control.tar", ctl, ctllen },
+			{ "data.tar.xz", data, datalen },
+		};
+
+		build_members(p, m, 3);
+	}
+	buf = tu_read_file(p, &len);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(ar_headers((unsigned char *)buf, len, hdr, 8), 3);
+	/* Cut where the single-threaded reader, which decompresses 64 KiB
+	 * blocks, has given the tar reader the first block, and the thread,
+	 * which reads the same blocks ahead, surely meets the end. */
+	ck_assert_uint_gt(datalen, 200000);
+	write_bytes(p, buf, hdr[2] + 60 + 100000);
+	ck_assert_int_eq(read_all(p, false, &e1), -1);
+	ck_assert_int_eq(read_all(p, true, &e2), -1);
+	ck_assert_str_eq(e1.msg, e2.msg);
+	ck_assert_int_eq(e1.code, UNPKG_ERR_CORRUPT);
+	ck_assert_msg(strstr(e1.msg, "truncated") == NULL, "%s", e1.msg);
+	free(buf);
+	free(ctl);
+	free(tar);
+	free(data);
+}
+END_TEST
+
+/* After the end of the tar archive, the thread reads the rest of the
+ * stream (a few MiB at most) and refuses damage there, as dpkg-deb's
+ * decompressor does; beyond that, what follows is not read. */
+START_TEST(test_thread_after_tar_end)
+{
+	static const struct tu_entry cent[] = {
+		{ .type = 'f', .path = "./control", .data = "Package: t\n" },
+	};
+	char *rnd = random_bytes(RANDOM_SIZE, 8);
+	const struct tu_entry dent[] = {
+		{ .type = 'f', .path = "./f", .size = 70000 },
+		{ .type = 'f', .path = "./r", .data = rnd,
+		  .size = RANDOM_SIZE },
+	};
+	static const size_t tails[] = { 100000, 16u << 20 };
+	const char *p = tp("tail.deb");
+	char *ctl, *tar;
+	size_t ctllen, tarlen, i;
+
+	tu_build_tar(cent, 1, "none", (void **)&ctl, &ctllen);
+	tu_build_tar(dent, 2, "none", (void **)&tar, &tarlen);
+	free(rnd);
+	for (i = 0; i < 2; i++) {
+		char *zeros = calloc(1, tails[i]);
+		char *data = NULL;
+		size_t datalen = 0, first;
+		int bad;
+
+		ck_assert_ptr_nonnull(zeros);
+		xz_append(&data, &datalen, tar, tarlen);
+		first = datalen;
+		xz_append(&data, &datalen, zeros, tails[i]);
+		free(zeros);
+		for (bad = 0; bad < 2; bad++) {
+			const struct tu_member m[] = {
+				{ "debian-binary", "2.0\n", 4 },
+				{ "control.tar", ctl, ctllen },
+				{ "data.tar.xz", data, datalen },
+			};
+
+			/* The second stream's footer magic. */
+			if (bad)
+				data[datalen - 1] ^= 0x40;
+			build_members(p, m, 3);
+			if (bad && i == 0)
+				refused(p, UNPKG_ERR_CORRUPT,
+					"data.tar.xz: corrupt after the end of the tar archive",
+					NULL);
+			else
+				accepted(p);
+		}
+		ck_assert_uint_gt(datalen, first);
+		free(data);
+	}
+	free(ctl);
+	free(tar);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("deb");
@@ -2056,6 +2708,14 @@ int main(void)
 	tcase_add_test(tc, test_real_dpkg_deb_build);
 	tcase_add_test(tc, test_open_many_bounded);
 	tcase_add_test(tc, test_changed_after_open);
+	tcase_add_test(tc, test_thread_lifecycle);
+	tcase_add_test(tc, test_thread_early_stop);
+	tcase_add_test(tc, test_thread_stops_on_error);
+	tcase_add_test(tc, test_thread_same_errors);
+	tcase_add_test(tc, test_thread_read_error);
+	tcase_add_test(tc, test_thread_after_tar_end);
+	tcase_add_test(tc, test_thread_own_error_first);
+	tcase_add_test(tc, test_thread_unavailable);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }
