@@ -604,7 +604,7 @@ run_cell() {
 			if [ "$shown" -lt "$MAXSHOW" ]; then
 				shown=$((shown + 1))
 				note "state K=$k SEED=$seed (flush $k of $nf; units/taken: $(cut -d' ' -f3,4 <<<"$STATE_DESC")), file system $FS_VERDICT:"
-				sed 's/^/    /' "$W/viol" | head -n 30
+				sed -n '1,30s/^/    /p' "$W/viol"
 				echo "    reproduce: CRASH_FS=$FS CRASH_SCENARIOS=$SCEN CRASH_ROWS=$ROW CRASH_ONLY=$k:$seed make check TESTS=tests/crash/powerloss.sh"
 			fi
 		fi

@@ -231,7 +231,9 @@ apt_both() {
 	sed -E "$strip" "$TESTDIR/step$STEP.dpkg.out" >"$TESTDIR/step$STEP.b"
 	if ! diff -u "$TESTDIR/step$STEP.b" "$TESTDIR/step$STEP.a" >"$TESTDIR/step$STEP.diff"; then
 		note "apt-get output, dpkg side vs unpkg side (for information):"
-		sed 's/^/    | /' "$TESTDIR/step$STEP.diff" | head -n 80
+		# (sed stops by itself: head closing the pipe would kill it
+		# with SIGPIPE, an error under pipefail)
+		sed -n '1,80s/^/    | /p' "$TESTDIR/step$STEP.diff"
 	fi
 	show_file "$TESTDIR/step$STEP.unpkg.err" "apt-get with unpkg: stderr"
 	if [ "$rc_a" -ne "$rc_b" ] || [ "$rc_b" -ne 0 ]; then
