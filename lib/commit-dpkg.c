@@ -32,19 +32,7 @@ static int dpkg_barrier(struct unpkg_commit *c, struct unpkg_err *err)
 			return unpkg_err_sync(err, "cannot wait for writeback "
 					      "of %s", e->tmpname);
 	}
-	for (i = 0; i < c->nents; i++) {
-		struct commit_entry *e = &c->ents[i];
-
-		if (e->fd < 0)
-			continue;
-		c->stats->fdatasync++;
-		if (fdatasync(e->fd) < 0)
-			return unpkg_err_sync(err, "cannot fdatasync %s",
-					      e->tmpname);
-		if (commit_close_fd(c, e, err) < 0)
-			return -1;
-	}
-	return 0;
+	return commit_fdatasync_open(c, err);
 }
 
 const struct unpkg_commit_ops unpkg_commit_dpkg_ops = {

@@ -141,6 +141,9 @@ void commit_fallback(struct unpkg_commit *c,
 /* Close every file descriptor still open in the entries. */
 int commit_close_all(struct unpkg_commit *c, struct unpkg_err *err);
 
+/* fdatasync, then close, every file still open in the entries. */
+int commit_fdatasync_open(struct unpkg_commit *c, struct unpkg_err *err);
+
 /* Helpers for strategies, each also making durable the files still open
  * (those handed over by unpkg_commit_sync_with() after the barrier), and
  * closing them: fdatasync them and fsync every touched directory / syncfs

@@ -618,7 +618,7 @@ int commit_close_all(struct unpkg_commit *c, struct unpkg_err *err)
 	return 0;
 }
 
-int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err)
+int commit_fdatasync_open(struct unpkg_commit *c, struct unpkg_err *err)
 {
 	size_t i;
 
@@ -634,6 +634,15 @@ int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err)
 		if (commit_close_fd(c, e, err) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	size_t i;
+
+	if (commit_fdatasync_open(c, err) < 0)
+		return -1;
 	for (i = 0; i < c->ndirs; i++) {
 		int fd;
 

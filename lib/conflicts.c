@@ -436,6 +436,31 @@ static const struct unpkg_db_pkg *by_key(const struct run *r, const char *key)
 	return unpkg_db_find(r->db, name, colon + 1);
 }
 
+/* Append installed package `q` (its identity and stanza, to put back) to
+ * a list of packages deconfigured or removed for another. */
+static int deconf_add(struct deconf **v, size_t *n,
+		      const struct unpkg_db_pkg *q, struct unpkg_err *err)
+{
+	const char *version = unpkg_para_get(&q->para, "Version");
+	struct deconf *grown, *d;
+
+	grown = realloc(*v, (*n + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return unpkg_err_nomem(err);
+	*v = grown;
+	d = &grown[(*n)++];
+	memset(d, 0, sizeof(*d));
+	d->name = strdup(q->name);
+	d->arch = q->arch[0] != '\0' ? strdup(q->arch) : NULL;
+	d->key = strdup(q->key);
+	d->version = strdup(version != NULL ? version : "");
+	d->stanza = unpkg_para_format(&q->para);
+	if (d->name == NULL || (q->arch[0] != '\0' && d->arch == NULL) ||
+	    d->key == NULL || d->version == NULL || d->stanza == NULL)
+		return unpkg_err_nomem(err);
+	return 0;
+}
+
 /* --auto-deconfigure: the packages `p` breaks are deconfigured before it
  * is unpacked, as dpkg 1.21 does (essential ones too). */
 static int plan_deconfigure(struct run *r, struct pkg *p,
@@ -445,8 +470,6 @@ static int plan_deconfigure(struct run *r, struct pkg *p,
 
 	for (i = 0; i < f->nvictims; i++) {
 		const struct unpkg_db_pkg *q = by_key(r, f->victims[i]);
-		struct deconf *d, *grown;
-		const char *v;
 
 		if (q == NULL)
 			continue;
@@ -454,22 +477,8 @@ static int plan_deconfigure(struct run *r, struct pkg *p,
 				 "considering deconfiguration of %s, which "
 				 "would be broken by installation of %s ...",
 				 q->key, p->key);
-		grown = realloc(p->deconf, (p->ndeconf + 1) * sizeof(*grown));
-		if (grown == NULL)
-			return unpkg_err_nomem(err);
-		p->deconf = grown;
-		d = &grown[p->ndeconf];
-		memset(d, 0, sizeof(*d));
-		p->ndeconf++;
-		v = unpkg_para_get(&q->para, "Version");
-		d->name = strdup(q->name);
-		d->arch = q->arch[0] != '\0' ? strdup(q->arch) : NULL;
-		d->key = strdup(q->key);
-		d->version = strdup(v != NULL ? v : "");
-		d->stanza = unpkg_para_format(&q->para);
-		if (d->name == NULL || (q->arch[0] != '\0' && d->arch == NULL) ||
-		    d->key == NULL || d->version == NULL || d->stanza == NULL)
-			return unpkg_err_nomem(err);
+		if (deconf_add(&p->deconf, &p->ndeconf, q, err) < 0)
+			return -1;
 		unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
 				 "yes, will deconfigure %s (broken by %s)",
 				 q->key, p->key);
@@ -776,7 +785,6 @@ static int plan_removal(struct run *r, struct pkg *p,
 	const char *essential = unpkg_para_get(&q->para, "Essential");
 	const char *protect = unpkg_para_get(&q->para, "Protected");
 	struct unpkg_relations prov;
-	struct deconf *d, *grown;
 	char why[2048];
 	int broken = 0;
 
@@ -836,21 +844,8 @@ static int plan_removal(struct run *r, struct pkg *p,
 				 "not remove", q->key);
 		return 0;
 	}
-	grown = realloc(p->removals, (p->nremovals + 1) * sizeof(*grown));
-	if (grown == NULL)
-		return unpkg_err_nomem(err);
-	p->removals = grown;
-	d = &grown[p->nremovals];
-	memset(d, 0, sizeof(*d));
-	p->nremovals++;
-	d->name = strdup(q->name);
-	d->arch = q->arch[0] != '\0' ? strdup(q->arch) : NULL;
-	d->key = strdup(q->key);
-	d->version = strdup(v != NULL ? v : "");
-	d->stanza = unpkg_para_format(&q->para);
-	if (d->name == NULL || (q->arch[0] != '\0' && d->arch == NULL) ||
-	    d->key == NULL || d->version == NULL || d->stanza == NULL)
-		return unpkg_err_nomem(err);
+	if (deconf_add(&p->removals, &p->nremovals, q, err) < 0)
+		return -1;
 	unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
 			 "yes, will remove %s in favour of %s", q->key, p->key);
 	return 1;

@@ -286,12 +286,28 @@ int inst_add_late_rmdir(struct pkg *p, const char *path,
 int inst_all_gone(int dfd, const char *name, const char *path,
 		  const struct unpkg_strmap *gone, struct unpkg_err *err);
 
+/* Move `path` ("/usr/x", of `p`, or of `who`'s removal) aside with the
+ * transaction (`dir`: the commit directory holding it; is_dir: a
+ * directory, with what is left in it) and note it in `moved`; a
+ * directory on another file system than its parent is removed after the
+ * record instead (inst_add_late_rmdir(): `path` must live as long as
+ * `p`); any other failure is only warned about, as dpkg does. */
+int inst_move_aside(struct run *r, struct pkg *p, const char *who,
+		    const char *path, int dir, int is_dir,
+		    struct unpkg_strmap *moved, struct unpkg_err *err);
+
 /* 1 if an ancestor of `path` is in `moved`. */
 int inst_under_moved(const char *path, const struct unpkg_strmap *moved);
 
 /* Put back info/NAME, moved aside as NAME.dpkg-tmp by an interrupted
  * run, where nothing has taken its name.  0, or -1 with errno set. */
 int inst_unmove_info(int dfd, const char *name);
+
+/* Move the info/KEY.* files aside with the transaction (`dir`: the
+ * commit's info/), but the members named in `keep` (NULL-terminated, or
+ * NULL). */
+int inst_remove_info(struct run *r, const char *key, int dir,
+		     const char *const *keep, struct unpkg_err *err);
 
 /* The database entry of "name" or "name:arch", or NULL. */
 const struct unpkg_db_pkg *inst_find_key(const struct run *r,

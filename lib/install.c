@@ -1238,6 +1238,24 @@ static int may_remove(struct run *r, struct pkg *p, const char *path,
 	return bsearch(&key, *ids, *nids, sizeof(key), cmp_devino) == NULL;
 }
 
+int inst_move_aside(struct run *r, struct pkg *p, const char *who,
+		    const char *path, int dir, int is_dir,
+		    struct unpkg_strmap *moved, struct unpkg_err *err)
+{
+	const char *base = strrchr(path, '/') + 1;
+	struct unpkg_err why;
+
+	unpkg_err_init(&why);
+	if (unpkg_commit_remove(r->commit, dir, base, is_dir, &why) == 0)
+		return unpkg_strmap_put(moved, path, (void *)path, NULL, err);
+	if (is_dir && why.errnum == EXDEV)
+		return inst_add_late_rmdir(p, path, err);
+	unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, who,
+			 "unable to delete old %s '%s': %s",
+			 is_dir ? "directory" : "file", path, why.msg);
+	return 0;
+}
+
 /* Remove the obsolete paths as dpkg does after unpacking: not files
  * another package lists, directories only when nothing else is in them.
  * Each goes aside as NAME.dpkg-tmp (a directory whole, with everything
@@ -1268,7 +1286,6 @@ static int remove_obsolete(struct run *r, struct pkg *p, struct unpkg_err *err)
 	for (i = 0; i < p->nobsolete; i++) {
 		const char *path = p->obsolete[i];
 		const char *slash = strrchr(path, '/');
-		struct unpkg_err why;
 		struct stat st;
 		char *parent;
 		int dir, dfd, is_dir;
@@ -1297,21 +1314,9 @@ static int remove_obsolete(struct run *r, struct pkg *p, struct unpkg_err *err)
 			if (all == 0)
 				continue;	/* dpkg keeps it too */
 		}
-		unpkg_err_init(&why);
-		if (unpkg_commit_remove(r->commit, dir, slash + 1, is_dir,
-					&why) == 0) {
-			if (unpkg_strmap_put(&moved, path, (void *)path, NULL,
-					     err) < 0)
-				goto out;
-		} else if (is_dir && why.errnum == EXDEV) {
-			if (inst_add_late_rmdir(p, path, err) < 0)
-				goto out;
-		} else {
-			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
-					 "unable to delete old %s '%s': %s",
-					 is_dir ? "directory" : "file", path,
-					 why.msg);
-		}
+		if (inst_move_aside(r, p, p->key, path, dir, is_dir, &moved,
+				    err) < 0)
+			goto out;
 	}
 	ret = 0;
 out:
@@ -1640,6 +1645,60 @@ static int take_over(void *ctx, const char *owner, const char *path,
 	return 1;
 }
 
+/* Move the info/KEY.* files aside with the transaction (`dir`: the
+ * commit's info/), but the members named in `keep` (NULL-terminated, or
+ * NULL). */
+int inst_remove_info(struct run *r, const char *key, int dir,
+		     const char *const *keep, struct unpkg_err *err)
+{
+	size_t klen = strlen(key), nnames = 0, i;
+	char **names = NULL;
+	struct dirent *de;
+	DIR *d;
+	int dfd, fd, ret = -1;
+
+	dfd = unpkg_commit_dirfd(r->commit, dir, err);
+	fd = dfd >= 0 ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+		      : -1;
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return dfd < 0 ? -1 : unpkg_err_sys(err, "cannot read info/");
+	}
+	/* the names first: moving them aside changes the directory */
+	while ((de = readdir(d)) != NULL) {
+		const char *member = de->d_name + klen + 1;
+		char **v;
+
+		if (strncmp(de->d_name, key, klen) != 0 ||
+		    de->d_name[klen] != '.' || strchr(member, '.') != NULL)
+			continue;
+		for (i = 0; keep != NULL && keep[i] != NULL &&
+			    strcmp(member, keep[i]) != 0; i++)
+			;
+		if (keep != NULL && keep[i] != NULL)
+			continue;
+		v = realloc(names, (nnames + 1) * sizeof(*v));
+		if (v == NULL || (v[nnames] = strdup(de->d_name)) == NULL) {
+			if (v != NULL)
+				names = v;
+			unpkg_err_nomem(err);
+			goto out;
+		}
+		names = v;
+		nnames++;
+	}
+	for (i = 0; i < nnames; i++)
+		if (unpkg_commit_remove(r->commit, dir, names[i], 0, err) < 0)
+			goto out;
+	ret = 0;
+out:
+	closedir(d);
+	unpkg_db_list_free(names, nnames);
+	return ret;
+}
+
 /* Installed package `owner` has nothing left but directories: as in dpkg
  * it disappears (postrm disappear; its info/ files moved aside with the
  * transaction; its entry dropped, to be put back if `p` fails). */
@@ -1647,12 +1706,9 @@ static int disappear(struct run *r, struct pkg *p, const char *owner, int dir,
 		     struct unpkg_err *err)
 {
 	const struct unpkg_db_pkg *q = inst_find_key(r, owner);
-	size_t klen = strlen(owner);
-	struct dirent *de;
-	char **grown, *text, *arch, **names = NULL;
-	size_t nnames = 0, i;
-	DIR *d = NULL;
-	int dfd, fd, ret = -1;
+	char **grown, *text, *arch;
+	size_t i;
+	int ret;
 
 	if (q == NULL)
 		return 0;
@@ -1685,7 +1741,6 @@ static int disappear(struct run *r, struct pkg *p, const char *owner, int dir,
 	if (ret < 0 ||
 	    unpkg_triggers_set_interests(r->trig, owner, NULL, 0, err) < 0)
 		return -1;
-	ret = -1;
 	r->candidates_valid = 0;
 	r->db_dirty = 1;
 	/* unpacked earlier in this run: gone, it is not configured (it was
@@ -1694,45 +1749,12 @@ static int disappear(struct run *r, struct pkg *p, const char *owner, int dir,
 		if (r->pkgs[i].state == PKG_UNPACKED &&
 		    strcmp(r->pkgs[i].key, owner) == 0)
 			r->pkgs[i].state = PKG_FAILED;
-	dfd = unpkg_commit_dirfd(r->commit, dir, err);
-	fd = dfd >= 0 ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-		      : -1;
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (d == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return dfd < 0 ? -1 : unpkg_err_sys(err, "cannot read info/");
-	}
-	/* the names first: moving them aside changes the directory */
-	while ((de = readdir(d)) != NULL) {
-		const char *member = de->d_name + klen + 1;
-		char **v;
-
-		if (strncmp(de->d_name, owner, klen) != 0 ||
-		    de->d_name[klen] != '.' || strchr(member, '.') != NULL)
-			continue;
-		v = realloc(names, (nnames + 1) * sizeof(*v));
-		if (v == NULL || (v[nnames] = strdup(de->d_name)) == NULL) {
-			if (v != NULL)
-				names = v;
-			unpkg_err_nomem(err);
-			goto out;
-		}
-		names = v;
-		nnames++;
-	}
-	for (i = 0; i < nnames; i++)
-		if (unpkg_commit_remove(r->commit, dir, names[i], 0, err) < 0)
-			goto out;
-	ret = 0;
-out:
-	closedir(d);
-	unpkg_db_list_free(names, nnames);
-	return ret;
+	return inst_remove_info(r, owner, dir, NULL, err);
 }
 
 /* The owners of the files `p` took over lose them from their lists, as
- * in dpkg; the new lists are staged for the second finish. */
+ * in dpkg; the new lists are staged in the record hook (a barrier and
+ * rename pass of their own). */
 static int stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
 	size_t i, j, k;

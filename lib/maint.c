@@ -17,6 +17,23 @@ static const char *const script_names[MAINT_NSCRIPTS] = {
 	"preinst", "postinst", "prerm", "postrm",
 };
 
+/* Free a list of other packages' entries (deconfigured or removed). */
+static void deconfs_free(struct deconf **v, size_t *n)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++) {
+		free((*v)[i].name);
+		free((*v)[i].arch);
+		free((*v)[i].key);
+		free((*v)[i].version);
+		free((*v)[i].stanza);
+	}
+	free(*v);
+	*v = NULL;
+	*n = 0;
+}
+
 /* Keep a copy of control member `m` (NULL: none) in `dst`. */
 static int save_member(struct maint_script *dst,
 		       const struct unpkg_deb_member *m, struct unpkg_err *err)
@@ -52,26 +69,8 @@ void maint_free_scripts(struct pkg *p)
 	for (i = 0; i < MAINT_NSCRIPTS; i++)
 		free(p->scripts[i].data);
 	free(p->triggers.data);
-	for (i = 0; i < p->ndeconf; i++) {
-		free(p->deconf[i].name);
-		free(p->deconf[i].arch);
-		free(p->deconf[i].key);
-		free(p->deconf[i].version);
-		free(p->deconf[i].stanza);
-	}
-	free(p->deconf);
-	p->deconf = NULL;
-	p->ndeconf = 0;
-	for (i = 0; i < p->nremovals; i++) {
-		free(p->removals[i].name);
-		free(p->removals[i].arch);
-		free(p->removals[i].key);
-		free(p->removals[i].version);
-		free(p->removals[i].stanza);
-	}
-	free(p->removals);
-	p->removals = NULL;
-	p->nremovals = 0;
+	deconfs_free(&p->deconf, &p->ndeconf);
+	deconfs_free(&p->removals, &p->nremovals);
 	free(p->removal_failed);
 	p->removal_failed = NULL;
 }

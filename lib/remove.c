@@ -125,6 +125,22 @@ out:
 	return ret;
 }
 
+/* A copy of *path kept with `p` (in place of it: a directory that cannot
+ * be moved aside is removed after the record, when the list is gone). */
+static int copy_late(struct pkg *p, const char **path, struct unpkg_err *err)
+{
+	char **grown = realloc(p->late_paths,
+			       (p->nlate_paths + 1) * sizeof(*grown));
+
+	if (grown == NULL)
+		return unpkg_err_nomem(err);
+	p->late_paths = grown;
+	if ((grown[p->nlate_paths] = strdup(*path)) == NULL)
+		return unpkg_err_nomem(err);
+	*path = grown[p->nlate_paths++];
+	return 0;
+}
+
 /* Move the paths of fate 2 aside (a directory whole) with the
  * transaction, as remove_obsolete() does. */
 static int removal_files(struct run *r, struct pkg *p, const char *key,
@@ -139,9 +155,8 @@ static int removal_files(struct run *r, struct pkg *p, const char *key,
 	for (i = 0; i < n; i++) {
 		const char *path = paths[i];
 		const char *slash = strrchr(path, '/');
-		struct unpkg_err why;
 		struct stat st;
-		char *parent, **grown;
+		char *parent;
 		int dir, is_dir;
 
 		if (fate[i] != 2 || inst_under_moved(path, &moved) ||
@@ -158,86 +173,15 @@ static int removal_files(struct run *r, struct pkg *p, const char *key,
 		free(parent);
 		if (dir < 0)
 			goto out;
-		unpkg_err_init(&why);
-		if (unpkg_commit_remove(r->commit, dir, slash + 1, is_dir,
-					&why) == 0) {
-			if (unpkg_strmap_put(&moved, path, (void *)path, NULL,
-					     err) < 0)
-				goto out;
-		} else if (is_dir && why.errnum == EXDEV) {
-			grown = realloc(p->late_paths, (p->nlate_paths + 1) *
-						       sizeof(*grown));
-			if (grown == NULL) {
-				unpkg_err_nomem(err);
-				goto out;
-			}
-			p->late_paths = grown;
-			if ((grown[p->nlate_paths] = strdup(path)) == NULL) {
-				unpkg_err_nomem(err);
-				goto out;
-			}
-			if (inst_add_late_rmdir(p, grown[p->nlate_paths++],
-					   err) < 0)
-				goto out;
-		} else {
-			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, key,
-					 "unable to delete old %s '%s': %s",
-					 is_dir ? "directory" : "file", path,
-					 why.msg);
-		}
+		if (is_dir && copy_late(p, &path, err) < 0)
+			goto out;
+		if (inst_move_aside(r, p, key, path, dir, is_dir, &moved,
+				    err) < 0)
+			goto out;
 	}
 	ret = 0;
 out:
 	unpkg_strmap_destroy(&moved);
-	return ret;
-}
-
-/* Move the info/KEY.* files aside with the transaction, but the list
- * (done) and the postrm when `keep` (config-files). */
-static int removal_info(struct run *r, const char *key, int dir, int keep,
-			struct unpkg_err *err)
-{
-	size_t klen = strlen(key), nnames = 0, i;
-	char **names = NULL;
-	struct dirent *de;
-	DIR *d;
-	int dfd, fd, ret = -1;
-
-	dfd = unpkg_commit_dirfd(r->commit, dir, err);
-	fd = dfd >= 0 ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-		      : -1;
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (d == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return dfd < 0 ? -1 : unpkg_err_sys(err, "cannot read info/");
-	}
-	while ((de = readdir(d)) != NULL) {
-		const char *member = de->d_name + klen + 1;
-		char **v;
-
-		if (strncmp(de->d_name, key, klen) != 0 ||
-		    de->d_name[klen] != '.' || strchr(member, '.') != NULL ||
-		    strcmp(member, "list") == 0 ||
-		    (keep && strcmp(member, "postrm") == 0))
-			continue;
-		v = realloc(names, (nnames + 1) * sizeof(*v));
-		if (v == NULL || (v[nnames] = strdup(de->d_name)) == NULL) {
-			if (v != NULL)
-				names = v;
-			unpkg_err_nomem(err);
-			goto out;
-		}
-		names = v;
-		nnames++;
-	}
-	for (i = 0; i < nnames; i++)
-		if (unpkg_commit_remove(r->commit, dir, names[i], 0, err) < 0)
-			goto out;
-	ret = 0;
-out:
-	closedir(d);
-	unpkg_db_list_free(names, nnames);
 	return ret;
 }
 
@@ -333,6 +277,8 @@ out:
 int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		    struct unpkg_err *err)
 {
+	static const char *const keep_gone[] = { "list", NULL };
+	static const char *const keep_cf[] = { "list", "postrm", NULL };
 	const char *argv[] = { "remove", NULL };
 	const struct unpkg_db_pkg *q = inst_find_key(r, d->key);
 	struct unpkg_para para;
@@ -407,7 +353,8 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		ret = maint_other_state(r, d, "half-installed", err);
 		goto out;
 	}
-	if (removal_info(r, d->key, dir, keep, err) < 0 ||
+	if (inst_remove_info(r, d->key, dir, keep ? keep_cf : keep_gone,
+			     err) < 0 ||
 	    unpkg_triggers_set_interests(r->trig, d->key, NULL, 0, err) < 0)
 		goto out;
 	if (keep) {
