@@ -2152,6 +2152,8 @@ enum conffile_action {
 	CONF_KEEP_DIST,		/* local kept, package's as NAME.dpkg-dist */
 	CONF_NEW_OLD,		/* package's installed, local as NAME.dpkg-old */
 	CONF_MISSING,		/* removed by the administrator: stays gone */
+	CONF_ASK,		/* both changed: the administrator decides
+				 * (CONF_NEW_OLD or CONF_KEEP_DIST) */
 };
 
 static enum conffile_action conffile_action(const char *have,
@@ -2171,16 +2173,21 @@ static enum conffile_action conffile_action(const char *have,
 		return CONF_DROP;	/* the distributor changed nothing */
 	if ((force & UNPKG_FORCE_CONFNEW) && !(force & UNPKG_FORCE_CONFOLD))
 		return CONF_NEW_OLD;
+	if (!(force & (UNPKG_FORCE_CONFOLD | UNPKG_FORCE_CONFDEF)))
+		return CONF_ASK;
 	return CONF_KEEP_DIST;
 }
 
 /* Rename each conffile NAME.dpkg-new into place, or keep the local file,
  * as conffile_action() says; what is not installed goes aside with the
- * transaction.  Never asks: without a terminal dpkg keeps a file both the
- * administrator and the package changed (--force-confnew installs the
- * package's). */
+ * transaction.  A file both the administrator and the package changed
+ * is asked about through o->conffile_ask (without it, and in the CLI
+ * without a terminal, the local file is kept, dpkg's default answer).
+ * 1: done; 0: the answer failed the package (`err` says why); -1: an
+ * error of the system. */
 static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
+	int refused = 0;
 	size_t i;
 
 	for (i = 0; i < p->nconffiles; i++) {
@@ -2194,6 +2201,7 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 		const char *shipped = idx != 0 ? p->files.files[idx - 1].md5 : "";
 		char *tmp = NULL, *dist = NULL, *old = NULL;
 		char have[33], recorded[33];
+		enum conffile_action action;
 		struct stat st;
 		int dir, dfd, exists, ret = -1;
 
@@ -2225,8 +2233,21 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 		if (exists && file_md5(dfd, base, have, err) < 0)
 			goto next;
 		recorded_hash(p, name, recorded);
-		switch (conffile_action(exists ? have : NULL, recorded, shipped,
-					r->o->force)) {
+		action = conffile_action(exists ? have : NULL, recorded,
+					 shipped, r->o->force);
+		if (action == CONF_ASK) {
+			int yes = 0;
+
+			if (r->o->conffile_ask != NULL &&
+			    (yes = r->o->conffile_ask(r->o->conffile_ask_ctx,
+						      p->key, name, err)) < 0) {
+				refused = 1;	/* the package fails */
+				ret = 0;
+				goto next;
+			}
+			action = yes ? CONF_NEW_OLD : CONF_KEEP_DIST;
+		}
+		switch (action) {
 		case CONF_INSTALL:
 			if (!exists && (r->o->force & UNPKG_FORCE_CONFMISS) &&
 			    recorded[0] != '\0')
@@ -2244,6 +2265,8 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 		case CONF_MISSING:
 		case CONF_DROP:
 			ret = unpkg_commit_remove(r->commit, dir, tmp, 0, err);
+			break;
+		case CONF_ASK:	/* answered above */
 			break;
 		case CONF_NEW_OLD:
 			unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
@@ -2285,8 +2308,10 @@ next:
 		free(old);
 		if (ret < 0)
 			return -1;
+		if (refused)
+			return 0;
 	}
-	return 0;
+	return 1;
 }
 
 /* "Setting up": the postinst of `p` if it has one (the state
@@ -2384,9 +2409,23 @@ static int configure_pkgs(struct run *r, struct unpkg_err *err)
 				      "dependency problems - leaving "
 				      "unconfigured", p->key, why);
 		/* A failure to stage is the system's, not the package's:
-		 * it ends the configure phase. */
-		if (ok > 0 && stage_conffiles(r, p, err) < 0)
-			goto fail;
+		 * it ends the configure phase.  An answer that fails the
+		 * package leaves it unpacked, its conffiles waiting as
+		 * NAME.dpkg-new, as dpkg does. */
+		if (ok > 0) {
+			struct unpkg_commit_savepoint sp;
+
+			unpkg_commit_savepoint(r->commit, &sp);
+			ok = stage_conffiles(r, p, &perr);
+			if (ok < 0) {
+				*err = perr;
+				goto fail;
+			}
+			if (ok == 0) {
+				unpkg_commit_rollback(r->commit, &sp);
+				p->state = PKG_FAILED;
+			}
+		}
 		if (ok <= 0) {
 			unpkg_event_emit(r->o->events, UNPKG_EV_ERROR, p->key,
 					 "%s", perr.msg);

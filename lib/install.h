@@ -44,6 +44,17 @@ struct unpkg_install_opts {
 					 * packages, as dpkg's --abort-after
 					 * (0: dpkg's default, 50) */
 	unsigned int root_flags;	/* UNPKG_ROOT_* (fsroot.h) */
+	/* Ask about a conffile both the administrator and the package
+	 * changed, where no --force-conf{new,old,def} decides, as dpkg's
+	 * prompt does: `path` is its name ("/etc/x"), the package's version
+	 * waits beside it as PATH.dpkg-new, both beneath the root.  1:
+	 * install the package's version (the local one is kept as
+	 * PATH.dpkg-old), 0: keep the local one (the package's is installed
+	 * as PATH.dpkg-dist), -1: fail the package, `err` saying why.  NULL:
+	 * never ask, keep the local one (dpkg's default answer). */
+	int (*conffile_ask)(void *ctx, const char *package, const char *path,
+			    struct unpkg_err *err);
+	void *conffile_ask_ctx;
 	const struct unpkg_events *events;
 	struct unpkg_stats *stats;	/* may be NULL */
 };

@@ -1160,6 +1160,107 @@ static void on_event(void *ctx, const struct unpkg_event *ev)
 	}
 }
 
+/* --- the conffile prompt -------------------------------------------------- */
+
+/* Run argv[0] (found in PATH) with the terminal, in directory `dir` (or
+ * here), and wait for it; its failure is its own business. */
+static void run_interactive(char *const *argv, const char *dir)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "unpkg: cannot fork: %s\n", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		if (dir != NULL && chdir(dir) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, "unpkg: cannot run %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* dpkg's question about a conffile both the administrator and the
+ * package changed, on the terminal: 1 install the package's version, 0
+ * keep the local one, -1 (end of input) fail the package. */
+static int ask_conffile(void *ctx, const char *package, const char *path,
+			struct unpkg_err *err)
+{
+	struct cli *cli = ctx;
+	int in_root = strcmp(cli->instdir, "/") != 0;
+	char *real = xasprintf("%s%s", in_root ? cli->instdir : "", path);
+	char *real_new = xasprintf("%s.dpkg-new", real);
+	const char *base = strrchr(path, '/') + 1;
+	char *line = NULL, *dir;
+	size_t cap = 0;
+	int answer = -1;
+
+	(void)package;
+	status_line(cli, "status: %s : conffile-prompt : '%s' '%s' 1 1", path,
+		    real, real_new);
+	while (answer < 0) {
+		const char *c;
+
+		printf("\nConfiguration file '%s'", path);
+		if (in_root)
+			printf(" (actually '%s')", real);
+		printf("\n"
+		       " ==> Modified (by you or by a script) since installation.\n"
+		       " ==> Package distributor has shipped an updated version.\n"
+		       "   What would you like to do about it ?  Your options are:\n"
+		       "    Y or I  : install the package maintainer's version\n"
+		       "    N or O  : keep your currently-installed version\n"
+		       "      D     : show the differences between the versions\n"
+		       "      Z     : start a shell to examine the situation\n"
+		       " The default action is to keep your current version.\n"
+		       "*** %s (Y/I/N/O/D/Z) [default=N] ? ", base);
+		fflush(stdout);
+		if (getline(&line, &cap, stdin) < 0) {
+			printf("\n");
+			unpkg_err_set(err, UNPKG_ERR_USAGE, "end of file on "
+				      "stdin at conffile prompt");
+			break;
+		}
+		for (c = line; *c == ' ' || *c == '\t'; c++)
+			;
+		switch (*c) {
+		case 'y': case 'Y': case 'i': case 'I':
+			answer = 1;
+			break;
+		case 'n': case 'N': case 'o': case 'O': case '\n': case '\0':
+			answer = 0;
+			break;
+		case 'd': case 'D':
+			run_interactive((char *[]){ "diff", "-u", real,
+						    real_new, NULL }, NULL);
+			break;
+		case 'z': case 'Z':
+			printf("Type 'exit' when you're done.\n");
+			setenv("DPKG_SHELL_REASON", "conffile-prompt", 1);
+			setenv("DPKG_CONFFILE_OLD", real, 1);
+			setenv("DPKG_CONFFILE_NEW", real_new, 1);
+			dir = xstrdup(real);
+			*strrchr(dir, '/') = '\0';
+			run_interactive((char *[]){ getenv("SHELL") != NULL ?
+						    getenv("SHELL") : "sh",
+						    NULL },
+					*dir != '\0' ? dir : "/");
+			free(dir);
+			break;
+		}
+	}
+	free(line);
+	free(real);
+	free(real_new);
+	return answer;
+}
+
 /* --- --recursive --------------------------------------------------------------- */
 
 struct devino_chain {
@@ -1446,6 +1547,12 @@ int main(int argc, char **argv)
 	o.force = cli.force;
 	o.abort_after = (unsigned int)cli.abort_after;
 	o.auto_deconfigure = cli.auto_deconfigure;
+	/* asked on a terminal, as dpkg asks; without one the local file is
+	 * kept (dpkg would read the answer from stdin, or fail) */
+	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+		o.conffile_ask = ask_conffile;
+		o.conffile_ask_ctx = &cli;
+	}
 	o.events = &(struct unpkg_events){ .fn = on_event, .ctx = &cli };
 	o.stats = &stats;
 	unpkg_err_init(&err);

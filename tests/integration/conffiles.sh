@@ -75,6 +75,75 @@ grep -q local "$r/etc/cf.conf" || check_fail "noask: the local conffile was repl
 assert_grep '^setting = 2$' "$r/etc/cf.conf.dpkg-dist" "noask: the package's version"
 assert_grep 'cf.conf.dpkg-dist' "$r.out" "noask: the notice"
 
+# tty_run OUT COMMAND ANSWER...: COMMAND on a terminal (script(1)), each
+# ANSWER typed once the next conffile question is on the screen (dpkg
+# discards what was typed before), then the end of input.
+tty_run() {
+	local out=$1 cmd=$2 fifo=$TESTDIR/tty.fifo i n=0 answer pid
+	shift 2
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	DPKG_PAGER=cat timeout 300 script -qfec "$cmd" /dev/null \
+		<"$fifo" >"$out" 2>&1 &
+	pid=$!
+	exec 9>"$fifo"
+	for answer in "$@"; do
+		n=$((n + 1))
+		for i in $(seq 600); do
+			[ "$(grep -c 'default=N\] ?' "$out")" -lt "$n" ] || break
+			sleep 0.1
+		done
+		# (in a subshell: if the command is gone, SIGPIPE ends only it)
+		(printf '%s\n' "$answer" >&9) 2>/dev/null || true
+	done
+	exec 9>&-
+	wait "$pid" || true
+}
+
+if command -v script >/dev/null; then
+	# Y installs the package's version (the local one as .dpkg-old), N
+	# keeps the local one (the package's as .dpkg-dist), D shows the
+	# differences and asks again, the end of input fails the package
+	# (left unpacked, the new version waiting as .dpkg-new).
+	for answers in Y N 'D Y' ''; do
+		name=tty-${answers// /}
+		name=${name%-}
+		section "on a terminal, answers '${answers:-end of input}': as dpkg"
+		dir=$TESTDIR/case-$name
+		for r in unpkg dpkg; do
+			mkroot "$dir/$r"
+		done
+		unpkg_in "$dir/unpkg" -i "$TESTDIR/cf_1.0.deb" >/dev/null 2>&1 ||
+			check_fail "$name: unpkg -i cf 1.0 failed"
+		dpkg_in "$dir/dpkg" -i "$TESTDIR/cf_1.0.deb" >/dev/null 2>&1 ||
+			hard_error "$name: dpkg -i cf 1.0 failed"
+		for r in unpkg dpkg; do
+			echo local >>"$dir/$r/etc/cf.conf"
+			touch -d @1100000000 "$dir/$r/etc/cf.conf"
+		done
+		# shellcheck disable=SC2086 # one answer a word
+		tty_run "$dir/unpkg.tty" \
+			"$UNPKG --root=$dir/unpkg --refuse-unsafe-io -i $TESTDIR/cf_2.0.deb" \
+			$answers
+		# shellcheck disable=SC2086
+		tty_run "$dir/dpkg.tty" \
+			"dpkg --root=$dir/dpkg -i $TESTDIR/cf_2.0.deb" $answers
+		show_file "$dir/unpkg.tty" "unpkg on the terminal"
+		grep -q 'cf\.conf (Y/I/N/O/D/Z) \[default=N\] ?' "$dir/unpkg.tty" ||
+			check_fail "$name: dpkg's question was not asked"
+		compare_trees "$dir/unpkg" "$dir/dpkg" "$name"
+		# dpkg's failed run leaves its journal (updates/) unmerged:
+		# compare what dpkg and dpkg-query see
+		compare_queries "$dir/unpkg" "$dir/dpkg" "$name" cf
+	done
+	grep -q '^+setting = 2' "$TESTDIR/case-tty-DY/unpkg.tty" ||
+		check_fail "tty-DY: the differences were not shown"
+	grep -q 'end of file on stdin at conffile prompt' "$TESTDIR/case-tty/unpkg.tty" ||
+		check_fail "tty: no error at the end of input"
+else
+	note "script(1) is missing: the terminal question is not tested"
+fi
+
 section "deleted by the administrator, changed by the package: stays deleted"
 r=$TESTDIR/case-noask-deleted
 mkroot "$r"
