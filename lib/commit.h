@@ -258,8 +258,8 @@ int unpkg_commit_finish_hooked(struct unpkg_commit *c,
 			       const struct unpkg_commit_hooks *h,
 			       struct unpkg_err *err);
 
-/* Make already renamed entries durable again is not needed; this removes
- * the NAME.dpkg-tmp backups of committed entries (best effort: a backup
+/* Once the caller has recorded the new state durably: remove the
+ * NAME.dpkg-tmp backups of committed entries (best effort: a backup
  * that cannot be removed is reported through the error, the rest are
  * still removed) and forgets the committed batch. */
 int unpkg_commit_release(struct unpkg_commit *c, struct unpkg_err *err);

@@ -758,8 +758,8 @@ int inst_stage_info(struct run *r, const char *key, int dir,
 	if (dfd < 0)
 		goto out;
 	/* A maintainer script waits as NAME.dpkg-new until the old
-	 * version's postrm has run (maint_postrm()); it is renamed by the
-	 * second finish, in remove_old(). */
+	 * version's postrm has run (maint_postrm()); remove_old(), in the
+	 * record hook, stages it for a rename pass of its own. */
 	if (is_script(member))
 		flags |= UNPKG_STAGE_NORENAME;
 	else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
