@@ -286,6 +286,10 @@ int inst_add_late_rmdir(struct pkg *p, const char *path,
 int inst_all_gone(int dfd, const char *name, const char *path,
 		  const struct unpkg_strmap *gone, struct unpkg_err *err);
 
+/* Register with the commit the directory holding `path` ("/usr/x")
+ * beneath the root; its handle, or -1. */
+int inst_parent_dir(struct run *r, const char *path, struct unpkg_err *err);
+
 /* Move `path` ("/usr/x", of `p`, or of `who`'s removal) aside with the
  * transaction (`dir`: the commit directory holding it; is_dir: a
  * directory, with what is left in it) and note it in `moved`; a

@@ -1238,6 +1238,21 @@ static int may_remove(struct run *r, struct pkg *p, const char *path,
 	return bsearch(&key, *ids, *nids, sizeof(key), cmp_devino) == NULL;
 }
 
+int inst_parent_dir(struct run *r, const char *path, struct unpkg_err *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *parent;
+	int dir;
+
+	parent = strndup(path + 1, slash == path ? 0
+				   : (size_t)(slash - path - 1));
+	if (parent == NULL)
+		return unpkg_err_nomem(err);
+	dir = unpkg_commit_dir(r->commit, r->root, parent, err);
+	free(parent);
+	return dir;
+}
+
 int inst_move_aside(struct run *r, struct pkg *p, const char *who,
 		    const char *path, int dir, int is_dir,
 		    struct unpkg_strmap *moved, struct unpkg_err *err)
@@ -1287,7 +1302,6 @@ static int remove_obsolete(struct run *r, struct pkg *p, struct unpkg_err *err)
 		const char *path = p->obsolete[i];
 		const char *slash = strrchr(path, '/');
 		struct stat st;
-		char *parent;
 		int dir, dfd, is_dir;
 
 		if (unpkg_strmap_get(&gone, path) == NULL ||
@@ -1295,14 +1309,7 @@ static int remove_obsolete(struct run *r, struct pkg *p, struct unpkg_err *err)
 		    inst_lstat_in_root(r, path, &st) < 0)
 			continue;
 		is_dir = S_ISDIR(st.st_mode);
-		parent = strndup(path + 1, slash == path ? 0
-					   : (size_t)(slash - path - 1));
-		if (parent == NULL) {
-			unpkg_err_nomem(err);
-			goto out;
-		}
-		dir = unpkg_commit_dir(r->commit, r->root, parent, err);
-		free(parent);
+		dir = inst_parent_dir(r, path, err);
 		dfd = dir >= 0 ? unpkg_commit_dirfd(r->commit, dir, err) : -1;
 		if (dfd < 0)
 			goto out;

@@ -134,6 +134,32 @@ static void script_ctx(const struct run *r, const char *name,
 	ctx->events = r->o->events;
 }
 
+/* Run script `name` of package `key` (`pkgname` and `arch` for its
+ * environment), from tmp.ci when `from_tmp`, else from info/, described
+ * as `which`'s.  Returns as run(). */
+static int run_script(struct run *r, const char *pkgname, const char *arch,
+		      const char *key, const char *which, const char *name,
+		      int from_tmp, const char *const *argv, char *why,
+		      size_t whysize, struct unpkg_err *err)
+{
+	struct unpkg_script_result res;
+	struct unpkg_script_ctx ctx;
+	char path[NAME_MAX + 16], desc[512];
+	int n;
+
+	script_ctx(r, pkgname, arch, &ctx);
+	why[0] = '\0';
+	n = from_tmp ? snprintf(path, sizeof(path), "tmp.ci/%s", name)
+		     : snprintf(path, sizeof(path), "info/%s.%s", key, name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "%s: package name too long", key);
+	unpkg_script_desc(desc, sizeof(desc), which, key, name);
+	if (unpkg_script_run(&ctx, path, argv, desc, &res, err) < 0)
+		return -1;
+	return !unpkg_script_failure(&res, desc, why, whysize);
+}
+
 /* Run a script of `p`: `which` "new" (from tmp.ci), "old" or "installed"
  * (from info/).  Returns 1 on success (or no such script), 0 when it
  * failed (*why has dpkg's message), -1 when it could not be run. */
@@ -141,32 +167,19 @@ static int run(struct run *r, struct pkg *p, const char *which,
 	       const char *name, const char *const *argv, char *why,
 	       size_t whysize, struct unpkg_err *err)
 {
-	struct unpkg_script_result res;
-	struct unpkg_script_ctx ctx;
-	char path[NAME_MAX + 16], desc[512];
-	int n;
+	int new = strcmp(which, "new") == 0;
 
-	script_ctx(r, p->name, p->arch, &ctx);
-	why[0] = '\0';
-	if (strcmp(which, "new") == 0) {
+	if (new) {
+		why[0] = '\0';
 		if (!p->scripts[maint_index(name)].present)
 			return 1;
 		if (load_tmp(r, p, err) < 0)
 			return -1;
 		r->tmp_used = 1;
-		n = snprintf(path, sizeof(path), "tmp.ci/%s", name);
-	} else {
-		if (p->old_arch != NULL)
-			ctx.arch = p->old_arch;
-		n = snprintf(path, sizeof(path), "info/%s.%s", p->key, name);
 	}
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
-				     "%s: package name too long", p->key);
-	unpkg_script_desc(desc, sizeof(desc), which, p->key, name);
-	if (unpkg_script_run(&ctx, path, argv, desc, &res, err) < 0)
-		return -1;
-	return !unpkg_script_failure(&res, desc, why, whysize);
+	return run_script(r, p->name,
+			  !new && p->old_arch != NULL ? p->old_arch : p->arch,
+			  p->key, which, name, new, argv, why, whysize, err);
 }
 
 int maint_index(const char *name)
@@ -289,20 +302,8 @@ static int run_deconf(struct run *r, const struct deconf *d,
 		      const char *name, const char *const *argv, char *why,
 		      size_t whysize, struct unpkg_err *err)
 {
-	struct unpkg_script_result res;
-	struct unpkg_script_ctx ctx;
-	char path[NAME_MAX + 16], desc[512];
-	int n;
-
-	script_ctx(r, d->name, d->arch != NULL ? d->arch : "", &ctx);
-	n = snprintf(path, sizeof(path), "info/%s.%s", d->key, name);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
-				     "%s: package name too long", d->key);
-	unpkg_script_desc(desc, sizeof(desc), "installed", d->key, name);
-	if (unpkg_script_run(&ctx, path, argv, desc, &res, err) < 0)
-		return -1;
-	return !unpkg_script_failure(&res, desc, why, whysize);
+	return run_script(r, d->name, d->arch != NULL ? d->arch : "", d->key,
+			  "installed", name, 0, argv, why, whysize, err);
 }
 
 int maint_run_other(struct run *r, const struct deconf *d, const char *name,

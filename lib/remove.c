@@ -154,23 +154,14 @@ static int removal_files(struct run *r, struct pkg *p, const char *key,
 	unpkg_strmap_init(&moved);
 	for (i = 0; i < n; i++) {
 		const char *path = paths[i];
-		const char *slash = strrchr(path, '/');
 		struct stat st;
-		char *parent;
 		int dir, is_dir;
 
 		if (fate[i] != 2 || inst_under_moved(path, &moved) ||
 		    inst_lstat_in_root(r, path, &st) < 0)
 			continue;
 		is_dir = S_ISDIR(st.st_mode);
-		parent = strndup(path + 1, slash == path ? 0
-					   : (size_t)(slash - path - 1));
-		if (parent == NULL) {
-			unpkg_err_nomem(err);
-			goto out;
-		}
-		dir = unpkg_commit_dir(r->commit, r->root, parent, err);
-		free(parent);
+		dir = inst_parent_dir(r, path, err);
 		if (dir < 0)
 			goto out;
 		if (is_dir && copy_late(p, &path, err) < 0)

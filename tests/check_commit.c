@@ -653,38 +653,58 @@ static int count_open_fds(void)
 
 /* With a descriptor budget, staged files are flushed early and directory
  * descriptors reclaimed; every file is still synced and renamed. */
-START_TEST(test_fd_budget)
+/* Stage files f0..f(nfiles-1), "x" each, spread over new directories
+ * d/s0..d/s(ndirs-1); the most descriptors open at once beyond those
+ * open before. */
+static int stage_spread(struct fixture *f, int ndirs, int nfiles)
 {
-	struct fixture f;
 	char name[32], rel[64];
 	int base, i, max_seen = 0;
 
-	setup(&f, UNPKG_SYNC_DPKG, 8);
-	for (i = 0; i < 12; i++) {
+	for (i = 0; i < ndirs; i++) {
 		snprintf(rel, sizeof(rel), "d/s%d", i);
-		ck_assert_int_eq(mkdir(at(&f, rel), 0755), 0);
+		ck_assert_int_eq(mkdir(at(f, rel), 0755), 0);
 	}
 	base = count_open_fds();
-	for (i = 0; i < 60; i++) {
+	for (i = 0; i < nfiles; i++) {
 		int d, n;
 
-		snprintf(rel, sizeof(rel), "d/s%d", i % 12);
-		d = dir_handle(&f, rel);
+		snprintf(rel, sizeof(rel), "d/s%d", i % ndirs);
+		d = dir_handle(f, rel);
 		snprintf(name, sizeof(name), "f%d", i);
-		stage_file(&f, d, name, "x", 0);
+		stage_file(f, d, name, "x", 0);
 		n = count_open_fds() - base;
 		if (n > max_seen)
 			max_seen = n;
 	}
+	return max_seen;
+}
+
+/* After stage_spread() and the finish: every file in place. */
+static void check_spread(const struct fixture *f, int ndirs, int nfiles)
+{
+	char rel[64];
+	int i;
+
+	for (i = 0; i < nfiles; i++) {
+		snprintf(rel, sizeof(rel), "d/s%d/f%d", i % ndirs, i);
+		check_content(f, rel, "x");
+	}
+}
+
+START_TEST(test_fd_budget)
+{
+	struct fixture f;
+	int max_seen;
+
+	setup(&f, UNPKG_SYNC_DPKG, 8);
+	max_seen = stage_spread(&f, 12, 60);
 	finish(&f);
 	ck_assert_int_le(max_seen, 8 + 1);
 	ck_assert_uint_eq(f.st.fdatasync, 60);
 	ck_assert_uint_eq(f.st.rename, 60);
 	ck_assert_uint_eq(f.st.fsync, 12);
-	for (i = 0; i < 60; i++) {
-		snprintf(rel, sizeof(rel), "d/s%d/f%d", i % 12, i);
-		check_content(&f, rel, "x");
-	}
+	check_spread(&f, 12, 60);
 	teardown(&f);
 }
 END_TEST
@@ -898,26 +918,10 @@ END_TEST
 START_TEST(test_per_fs_budget)
 {
 	struct fixture f;
-	char name[32], rel[64];
-	int base, i, full, max_seen = 0;
+	int full, max_seen;
 
 	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 8);
-	for (i = 0; i < 4; i++) {
-		snprintf(rel, sizeof(rel), "d/s%d", i);
-		ck_assert_int_eq(mkdir(at(&f, rel), 0755), 0);
-	}
-	base = count_open_fds();
-	for (i = 0; i < 40; i++) {
-		int d, n;
-
-		snprintf(rel, sizeof(rel), "d/s%d", i % 4);
-		d = dir_handle(&f, rel);
-		snprintf(name, sizeof(name), "f%d", i);
-		stage_file(&f, d, name, "x", 0);
-		n = count_open_fds() - base;
-		if (n > max_seen)
-			max_seen = n;
-	}
+	max_seen = stage_spread(&f, 4, 40);
 	finish(&f);
 	ck_assert_int_le(max_seen, 8 + 1);
 	ck_assert_uint_eq(f.st.rename, 40);
@@ -927,10 +931,7 @@ START_TEST(test_per_fs_budget)
 		ck_assert_uint_eq(f.st.fdatasync, 40);
 		ck_assert_uint_eq(f.st.fsync, 4);
 	}
-	for (i = 0; i < 40; i++) {
-		snprintf(rel, sizeof(rel), "d/s%d/f%d", i % 4, i);
-		check_content(&f, rel, "x");
-	}
+	check_spread(&f, 4, 40);
 	teardown(&f);
 }
 END_TEST

@@ -1846,10 +1846,10 @@ START_TEST(test_real_dpkg_deb_build)
 }
 END_TEST
 
-/* Descriptors open in this process. */
-static int count_fds(void)
+/* Entries of directory `path`, "." and ".." aside. */
+static int count_entries(const char *path)
 {
-	DIR *d = opendir("/proc/self/fd");
+	DIR *d = opendir(path);
 	struct dirent *de;
 	int n = 0;
 
@@ -1858,6 +1858,12 @@ static int count_fds(void)
 		n += de->d_name[0] != '.';
 	closedir(d);
 	return n;
+}
+
+/* Descriptors open in this process. */
+static int count_fds(void)
+{
+	return count_entries("/proc/self/fd");
 }
 
 /* Heap in use, as the allocator counts it (mmapped blocks included). */
@@ -2038,15 +2044,7 @@ static int threads_at_start;
 
 static int count_all_threads(void)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((de = readdir(d)) != NULL)
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
+	return count_entries("/proc/self/task");
 }
 
 /* Call first, while no reader is open. */

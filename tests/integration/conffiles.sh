@@ -24,19 +24,26 @@ cf_pkg 1.0 'setting = 1'
 cf_pkg 1.1 'setting = 1'
 cf_pkg 2.0 'setting = 2'
 
+# cf_roots NAME: twin roots TESTDIR/case-NAME/{unpkg,dpkg} holding cf
+# 1.0, each installed by its own tool.
+cf_roots() {
+	local dir=$TESTDIR/case-$1 r
+	for r in unpkg dpkg; do
+		mkroot "$dir/$r"
+	done
+	unpkg_in "$dir/unpkg" -i "$TESTDIR/cf_1.0.deb" >/dev/null 2>&1 ||
+		check_fail "$1: unpkg -i cf 1.0 failed"
+	dpkg_in "$dir/dpkg" -i "$TESTDIR/cf_1.0.deb" >/dev/null 2>&1 ||
+		hard_error "$1: dpkg -i cf 1.0 failed"
+}
+
 # cf_case NAME CHANGE ARGS...: cf 1.0 in twin roots, CHANGE (a command
 # with ROOT for the root) applied to both, then the same run of each tool.
 cf_case() {
 	local name=$1 change=$2 dir=$TESTDIR/case-$1 r
 	shift 2
 	section "$name"
-	for r in unpkg dpkg; do
-		mkroot "$dir/$r"
-	done
-	unpkg_in "$dir/unpkg" -i "$TESTDIR/cf_1.0.deb" >/dev/null 2>&1 ||
-		check_fail "$name: unpkg -i cf 1.0 failed"
-	dpkg_in "$dir/dpkg" -i "$TESTDIR/cf_1.0.deb" >/dev/null 2>&1 ||
-		hard_error "$name: dpkg -i cf 1.0 failed"
+	cf_roots "$name"
 	for r in unpkg dpkg; do
 		ROOT=$dir/$r eval "$change"
 	done
@@ -110,13 +117,7 @@ if command -v script >/dev/null; then
 		name=${name%-}
 		section "on a terminal, answers '${answers:-end of input}': as dpkg"
 		dir=$TESTDIR/case-$name
-		for r in unpkg dpkg; do
-			mkroot "$dir/$r"
-		done
-		unpkg_in "$dir/unpkg" -i "$TESTDIR/cf_1.0.deb" >/dev/null 2>&1 ||
-			check_fail "$name: unpkg -i cf 1.0 failed"
-		dpkg_in "$dir/dpkg" -i "$TESTDIR/cf_1.0.deb" >/dev/null 2>&1 ||
-			hard_error "$name: dpkg -i cf 1.0 failed"
+		cf_roots "$name"
 		for r in unpkg dpkg; do
 			echo local >>"$dir/$r/etc/cf.conf"
 			touch -d @1100000000 "$dir/$r/etc/cf.conf"

@@ -19,15 +19,7 @@ need_cmd losetup mkfs.ext4 mountpoint setsid truncate cmp grep awk sync
 [ -c /dev/fuse ] || skip "no /dev/fuse (FUSE is not available)"
 { exec 3<>/dev/fuse; } 2>/dev/null || skip "cannot open /dev/fuse here"
 exec 3>&-
-mkdir "$TESTDIR/probe"
-mount -t tmpfs -o size=1m unpkg-test "$TESTDIR/probe" 2>/dev/null ||
-	skip "cannot mount file systems here"
-umount "$TESTDIR/probe"
-truncate -s 1M "$TESTDIR/probe.img"
-probe_dev=$(losetup --find --show "$TESTDIR/probe.img" 2>/dev/null) ||
-	skip "cannot attach a loop device here"
-losetup -d "$probe_dev"
-rm -rf "$TESTDIR/probe" "$TESTDIR/probe.img"
+need_mounts
 
 BENCH=${BENCHDIR:-$(dirname "$UNPKG")/../bench}
 SLOWDISK=$(dirname "$TESTLIB")/../../bench/slowdisk

@@ -206,6 +206,21 @@ mkroot() {
 	: >"$1/var/lib/dpkg/status"
 }
 
+# need_mounts: skip unless this test may mount file systems and attach
+# loop devices (root in a namespace that allows both).
+need_mounts() {
+	local dev
+	mkdir "$TESTDIR/probe"
+	mount -t tmpfs -o size=1m unpkg-test "$TESTDIR/probe" 2>/dev/null ||
+		skip "cannot mount file systems here"
+	umount "$TESTDIR/probe"
+	truncate -s 1M "$TESTDIR/probe.img"
+	dev=$(losetup --find --show "$TESTDIR/probe.img" 2>/dev/null) ||
+		skip "cannot attach a loop device here"
+	losetup -d "$dev"
+	rm -rf "$TESTDIR/probe" "$TESTDIR/probe.img"
+}
+
 # need_busybox: skip unless a static busybox (package busybox-static, or
 # $BUSYBOX) can serve as /bin/sh in a test root, where maintainer scripts
 # run chrooted.

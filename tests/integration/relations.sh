@@ -10,19 +10,25 @@
 TEST_NAME=relations
 . "${TESTLIB:?}"
 
-# rel_pkg NAME VERSION FIELDS FILE...: build TESTDIR/NAME_VERSION.deb
-# with the extra control FIELDS ("Conflicts: x" lines) and FILEs.
-rel_pkg() {
-	local name=$1 version=$2 fields=$3 dir f
+# rel_src NAME VERSION FIELDS FILE...: the package's tree in
+# TESTDIR/src/NAME-VERSION, with the extra control FIELDS ("Conflicts: x"
+# lines) and FILEs.
+rel_src() {
+	local name=$1 version=$2 fields=$3 dir=$TESTDIR/src/$1-$2 f
 	shift 3
-	dir=$TESTDIR/src/$name-$version
 	new_pkg "$dir" "$name" "$version"
 	[ -z "$fields" ] || printf '%s\n' "$fields" >>"$dir/DEBIAN/control"
 	for f in "$@"; do
 		mkdir -p "$dir/${f%/*}"
 		echo "$name $version" >"$dir/$f"
 	done
-	build_deb "$TESTDIR/${name}_$version.deb" "$dir"
+}
+
+# rel_pkg NAME VERSION FIELDS FILE...: that tree built as
+# TESTDIR/NAME_VERSION.deb.
+rel_pkg() {
+	rel_src "$@"
+	build_deb "$TESTDIR/${1}_$2.deb" "$TESTDIR/src/$1-$2"
 }
 rel_pkg base 1.0 '' usr/share/base/a usr/share/base/b
 rel_pkg base 2.0 '' usr/share/base/a
@@ -277,14 +283,8 @@ need_busybox
 # logging "NAME VERSION SCRIPT ARGS" and failing when /fail-NAME-SCRIPT
 # exists in the root.
 dc_pkg() {
-	local name=$1 version=$2 fields=$3 dir=$TESTDIR/src/$1-$2 f s
-	shift 3
-	new_pkg "$dir" "$name" "$version"
-	[ -z "$fields" ] || printf '%s\n' "$fields" >>"$dir/DEBIAN/control"
-	for f in "$@"; do
-		mkdir -p "$dir/${f%/*}"
-		echo "$name $version" >"$dir/$f"
-	done
+	local name=$1 version=$2 dir=$TESTDIR/src/$1-$2 s
+	rel_src "$@"
 	for s in preinst postinst prerm postrm; do
 		cat >"$dir/DEBIAN/$s" <<-EOS
 		#!/bin/sh

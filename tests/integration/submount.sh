@@ -16,15 +16,7 @@ TEST_NAME=submount
 . "${TESTLIB:?}"
 need_cmd strace mkfs.ext2 mkfs.ext4 mountpoint truncate awk
 
-mkdir "$TESTDIR/probe"
-mount -t tmpfs -o size=1m unpkg-test "$TESTDIR/probe" 2>/dev/null ||
-	skip "cannot mount file systems here"
-umount "$TESTDIR/probe"
-truncate -s 1M "$TESTDIR/probe.img"
-probe_dev=$(losetup --find --show "$TESTDIR/probe.img" 2>/dev/null) ||
-	skip "cannot attach a loop device here"
-losetup -d "$probe_dev"
-rm -rf "$TESTDIR/probe" "$TESTDIR/probe.img"
+need_mounts
 
 # LeakSanitizer cannot work under ptrace (see sync.sh).
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
