@@ -23,8 +23,11 @@
  * if it is worth it (open_data(), decomp.h): the thread reads the ar member
  * through the outer reader and hands decompressed blocks to a tar reader
  * without a filter in the caller's thread, so that decompressing overlaps
- * with whatever the caller does with the entries.  The messages are those
- * of the single-threaded reader, which is kept for control.tar, for the
+ * with whatever the caller does with the entries.  An xz stream of several
+ * blocks in a regular file is decoded by two threads instead, which read
+ * their blocks from the file themselves (xzpar.h).  The messages are those
+ * of the single-threaded reader (but for a damaged block of such a stream,
+ * which xzpar.h names), which is kept for control.tar, for the
  * first pass, for pipes (read once, and a thread blocked on a pipe could
  * not be stopped) and for small or uncompressed members.
  */
@@ -44,6 +47,7 @@
 
 #include "deb.h"
 #include "decomp.h"
+#include "xzpar.h"
 
 #define SRC_BUF_SIZE (64u * 1024)
 #define MEMBER_BUF_SIZE (64u * 1024)
@@ -118,6 +122,9 @@ struct unpkg_deb {
 	 * open_data()); while it runs, it owns `outer`, `bufs` and the
 	 * fields that src_read() and member_read() write. */
 	struct unpkg_decomp *dec;
+	/* Or, for an xz stream of several blocks in a regular file, its
+	 * threaded decoder (xzpar.h), which reads the file itself. */
+	struct unpkg_xzpar *par;
 
 	/* Outer read callback bookkeeping: bytes read from the file and the
 	 * errno of a failed read, for truncation checks and messages. */
@@ -418,6 +425,12 @@ static bool comp_threaded(enum comp comp)
  * reader's own complaint, as without the thread. */
 static void data_stop(struct unpkg_deb *deb)
 {
+	if (deb->par != NULL) {
+		unpkg_xzpar_stop(deb->par);
+		if (!unpkg_xzpar_delivered(deb->par))
+			deb->src_errno = 0;
+		return;
+	}
 	if (deb->dec == NULL)
 		return;
 	unpkg_decomp_stop(deb->dec);
@@ -435,6 +448,19 @@ static int data_finish(struct unpkg_deb *deb, struct unpkg_err *err)
 {
 	int r;
 
+	if (deb->par != NULL) {
+		r = unpkg_xzpar_finish(deb->par, DATA_TAIL_MAX);
+		if (r < 0 && unpkg_xzpar_errno(deb->par) != 0)
+			return unpkg_err_errno(err, unpkg_xzpar_errno(deb->par),
+					       "%s: %s", deb->name,
+					       deb->cur_member);
+		if (r < 0)
+			return unpkg_err_set(err, UNPKG_ERR_CORRUPT,
+					     "%s: %s: corrupt after the end of the tar archive (%s)",
+					     deb->name, deb->cur_member,
+					     unpkg_xzpar_error(deb->par));
+		return 0;
+	}
 	if (deb->dec == NULL)
 		return 0;
 	r = unpkg_decomp_finish(deb->dec, DATA_TAIL_MAX);
@@ -453,32 +479,62 @@ static int data_finish(struct unpkg_deb *deb, struct unpkg_err *err)
 	return 0;
 }
 
-/* Open the reader of data.tar, the current ar member, for streaming.  If
- * it is compressed (and not small), its decompressor runs in a thread of
- * its own that reads the member (through member_read(), as the tar reader
- * would) and feeds the tar reader of this thread through a bounded queue
- * (decomp.h). */
-static int open_data(struct unpkg_deb *deb, struct unpkg_err *err)
+/* Where the current ar member's data starts in the file, if the member is
+ * data.tar and has a plain 60-byte header (a BSD-style long name would put
+ * the name first).  The header is read again and must say what libarchive
+ * said of it. */
+static bool member_offset(struct unpkg_deb *deb, uint64_t *off)
 {
-	struct archive *raw = NULL;
-	struct archive *tar = NULL;
+	char hdr[60 + 1];
+	la_int64_t pos = archive_read_header_position(deb->outer);
+	size_t nlen = strlen(deb->cur_member);
+	ssize_t n;
+
+	if (pos < 0 || nlen > 16)
+		return false;
+	do
+		n = pread(deb->fd, hdr, 60, deb->start + pos);
+	while (n < 0 && errno == EINTR);
+	if (n != 60 || memcmp(hdr + 58, "`\n", 2) != 0 ||
+	    memcmp(hdr, deb->cur_member, nlen) != 0 ||
+	    (nlen < 16 && hdr[nlen] != ' ' && hdr[nlen] != '/'))
+		return false;
+	hdr[58] = '\0';
+	if (strtoll(hdr + 48, NULL, 10) != deb->cur_size)
+		return false;
+	*off = (uint64_t)(deb->start + pos + 60);
+	return true;
+}
+
+static la_ssize_t par_read(struct archive *a, void *client, const void **buf)
+{
+	struct unpkg_deb *deb = client;
+	la_ssize_t n = unpkg_xzpar_read(a, deb->par, buf);
+
+	if (n < 0)
+		deb->src_errno = unpkg_xzpar_errno(deb->par);
+	return n;
+}
+
+/* Start data.tar's decompression thread (decomp.h) on the current
+ * member; on success `deb->dec` is set. */
+static int start_decomp(struct unpkg_deb *deb, struct unpkg_err *err)
+{
+	struct archive *raw;
 	struct archive_entry *ae;
-	int ret = -1;
 	int r;
 
-	if (!comp_threaded(deb->data_comp) || deb->cur_size < DATA_THREAD_MIN)
-		return open_inner(deb, deb->data_comp, &deb->inner, err);
 	raw = archive_read_new();
 	if (raw == NULL)
 		return unpkg_err_nomem(err);
 	if (add_filter(deb, raw, deb->data_comp, err) < 0)
-		goto out;
+		goto fail;
 	if (archive_read_support_format_raw(raw) != ARCHIVE_OK ||
 	    archive_read_set_read_callback(raw, member_read) != ARCHIVE_OK ||
 	    archive_read_set_callback_data(raw, deb) != ARCHIVE_OK) {
 		unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED, "%s: %s: %s",
 			      deb->name, deb->cur_member, ar_msg(raw));
-		goto out;
+		goto fail;
 	}
 	deb->member_failed = false;
 	r = archive_read_open1(raw);
@@ -486,14 +542,49 @@ static int open_data(struct unpkg_deb *deb, struct unpkg_err *err)
 		r = archive_read_next_header(raw, &ae);
 	if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
 		inner_fail(deb, raw, NULL, err);
-		goto out;
+		goto fail;
 	}
 	deb->dec = unpkg_decomp_start(raw);
 	if (deb->dec == NULL) {
 		unpkg_err_nomem(err);
-		goto out;
+		goto fail;
 	}
-	raw = NULL;
+	return 0;
+fail:
+	archive_read_free(raw);
+	return -1;
+}
+
+/* Open the reader of data.tar, the current ar member, for streaming.  If
+ * it is compressed (and not small), it is decompressed in threads of its
+ * own: an xz stream of several blocks in a regular file by xzpar.h's
+ * decoder, which reads the blocks from the file, anything else by a
+ * thread that reads the member (through member_read(), as the tar reader
+ * would) and feeds the tar reader of this thread through a bounded queue
+ * (decomp.h). */
+static int open_data(struct unpkg_deb *deb, struct unpkg_err *err)
+{
+	struct archive *tar = NULL;
+	archive_read_callback *reader;
+	void *client;
+	uint64_t off;
+	int ret = -1;
+
+	if (!comp_threaded(deb->data_comp) || deb->cur_size < DATA_THREAD_MIN)
+		return open_inner(deb, deb->data_comp, &deb->inner, err);
+	if (deb->data_comp == COMP_XZ && deb->parkable &&
+	    member_offset(deb, &off))
+		deb->par = unpkg_xzpar_start(deb->fd, off,
+					     (uint64_t)deb->cur_size);
+	if (deb->par != NULL) {
+		reader = par_read;
+		client = deb;
+	} else {
+		if (start_decomp(deb, err) < 0)
+			return -1;
+		reader = unpkg_decomp_read;
+		client = deb->dec;
+	}
 	tar = archive_read_new();
 	if (tar == NULL) {
 		unpkg_err_nomem(err);
@@ -504,8 +595,7 @@ static int open_data(struct unpkg_deb *deb, struct unpkg_err *err)
 			      deb->name, deb->cur_member, ar_msg(tar));
 		goto out;
 	}
-	if (archive_read_open(tar, deb->dec, NULL, unpkg_decomp_read,
-			      NULL) != ARCHIVE_OK) {
+	if (archive_read_open(tar, client, NULL, reader, NULL) != ARCHIVE_OK) {
 		data_stop(deb);
 		inner_fail(deb, tar, NULL, err);
 		goto out;
@@ -516,8 +606,6 @@ static int open_data(struct unpkg_deb *deb, struct unpkg_err *err)
 out:
 	if (tar != NULL)
 		archive_read_free(tar);
-	if (raw != NULL)
-		archive_read_free(raw);
 	return ret;
 }
 
@@ -924,6 +1012,8 @@ static void park(struct unpkg_deb *deb)
 {
 	unpkg_decomp_free(deb->dec);
 	deb->dec = NULL;
+	unpkg_xzpar_free(deb->par);
+	deb->par = NULL;
 	if (deb->inner != NULL)
 		archive_read_free(deb->inner);
 	deb->inner = NULL;
@@ -1066,6 +1156,7 @@ void unpkg_deb_free(struct unpkg_deb *deb)
 		archive_read_free(deb->inner);
 	/* The thread, if one runs, uses `outer` and `bufs`. */
 	unpkg_decomp_free(deb->dec);
+	unpkg_xzpar_free(deb->par);
 	if (deb->outer != NULL)
 		archive_read_free(deb->outer);
 	/* Nothing useful can be done about a failed close of a file that

@@ -16,6 +16,11 @@
 # The fixture is big enough (a 3 MB file, many small ones) for every
 # decompressor to refill its buffers many times, and carries a symlink, a
 # hardlink and a conffile.
+#
+# Last, the fixture with 4 MB more, its data.tar.xz a stream of several blocks
+# (xz -T2, as dpkg-deb makes for large packages), which unpkg decodes with
+# two threads: four block sizes and integrity checks, each compared with
+# dpkg the same way.
 
 . "${TESTLIB:?TESTLIB is not set}"
 need_cmd zstd bzip2
@@ -67,4 +72,46 @@ for c in "${comps[@]}"; do
 		compare_dbs "$a" "$b" "bz2 control"
 		compare_queries "$a" "$b" -i compressed
 	done
+done
+
+# --- data.tar.xz of several blocks ---------------------------------------------
+# xz -T writes a stream of blocks compressed independently of each other
+# (dpkg-deb does, blocks of 24 MiB at its default level), which unpkg
+# decodes with two threads.  The fixture above plus 4 MB of text that xz
+# cannot make small (so that data.tar.xz is well above the size from which
+# unpkg decodes in threads), packed in blocks of 100 KiB to 1 MiB with each
+# integrity check xz offers.
+bstage=$TESTDIR/stage-blocks
+cp -a "$stage" "$bstage"
+head -c 3000000 /dev/urandom | base64 >"$bstage/usr/share/compressed/text"
+
+# build_deb_blocks OUT XZ_OPTION...: the package of $bstage with its
+# data.tar compressed by xz -T2 XZ_OPTION...; fails unless that made a
+# stream of several blocks of over 1 MiB in all.
+build_deb_blocks() {
+	local out=$1 work info
+	shift
+	work=$(mktemp -d "$TESTDIR/blocks.XXXXXX")
+	make_control_tar "$bstage" "$work/control.tar"
+	make_data_tar "$bstage" "$work/data.tar"
+	gzip -9n "$work/control.tar"
+	xz -T2 "$@" "$work/data.tar"
+	info=$(xz --robot --list "$work/data.tar.xz" | grep '^file')
+	note "$(basename "$out"): data.tar.xz ($*): $(cut -f3 <<<"$info") blocks, $(cut -f4 <<<"$info") bytes"
+	if [ "$(cut -f3 <<<"$info")" -lt 2 ] || [ "$(cut -f4 <<<"$info")" -lt $((1 << 20)) ]; then
+		hard_error "xz $* did not make a stream of several blocks over 1 MiB"
+	fi
+	assemble_deb "$out" "$work/control.tar.gz" "$work/data.tar.xz"
+	rm -rf -- "$work"
+}
+
+n=0
+for opts in "--block-size=256KiB" "--check=crc32 --block-size=1MiB" \
+	"--check=sha256 --block-size=100KiB" "--check=none --block-size=512KiB"; do
+	n=$((n + 1))
+	deb=$TESTDIR/blocks-$n.deb
+	read -ra xzopts <<<"$opts"
+	build_deb_blocks "$deb" "${xzopts[@]}"
+	section "data.tar.xz of several blocks (xz -T2 $opts): -i"
+	compare_with_dpkg -i "$deb"
 done

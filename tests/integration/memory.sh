@@ -13,7 +13,12 @@
 #     (what is legitimately kept per file until the rename pass is a few
 #     hundred bytes);
 #   - one package with a 96 MiB file: at most 24 MiB above the reference
-#     (data is streamed, never held whole).
+#     (data is streamed, never held whole);
+#   - the same package with its data.tar.xz in blocks of 24 MiB, as
+#     dpkg-deb's threaded xz makes it: such a stream is decoded by two
+#     threads, each with its 8 MiB dictionary, through a bounded pool of
+#     decoded data (more than 24 MiB above the reference, but never a whole
+#     block per thread).
 # Every run must also stay under 64 MiB.  No timings are asserted.
 #
 # AddressSanitizer keeps freed memory in quarantine and maps shadow memory,
@@ -86,6 +91,15 @@ mkdir -p "$dir/usr/share/memtest-big"
 (set +o pipefail; seq -f 'line %.0f of a big file' 1 4200000 | head -c $((96 << 20))) \
 	>"$dir/usr/share/memtest-big/big"
 build_deb "$TESTDIR/big.deb" "$dir" -Zzstd
+# The twin for the last case: data.tar.xz in blocks of 24 MiB with an 8 MiB
+# dictionary, as xz -T2 makes them at dpkg-deb's level 6, but at level 0's
+# speed.
+make_control_tar "$dir" "$TESTDIR/big-control.tar"
+make_data_tar "$dir" "$TESTDIR/big-data.tar"
+gzip -9n "$TESTDIR/big-control.tar"
+xz -T2 --block-size=24MiB --lzma2=preset=0,dict=8MiB "$TESTDIR/big-data.tar"
+assemble_deb "$TESTDIR/big-xz.deb" "$TESTDIR/big-control.tar.gz" "$TESTDIR/big-data.tar.xz"
+big_md5=$(md5sum <"$dir/usr/share/memtest-big/big")
 rm -rf "$dir"
 big=$(peak_kib "$TESTDIR/big" "$TESTDIR/big.deb")
 note "peak RSS of the 96 MiB package: $big KiB"
@@ -94,3 +108,14 @@ size=$(stat -c %s "$TESTDIR/big/usr/share/memtest-big/big")
 [ "$big" -le $((ref + 24 * MiB)) ] ||
 	check_fail "peak RSS grows with the size of a package: $ref KiB for a small one, $big KiB for 96 MiB"
 [ "$big" -lt $((64 * MiB)) ] || check_fail "peak RSS of the 96 MiB package is $big KiB (64 MiB or more)"
+
+section "one package with a 96 MiB file, data.tar.xz in blocks of 24 MiB"
+nblocks=$(xz --robot --list "$TESTDIR/big-data.tar.xz" | awk -F'\t' '$1 == "file" { print $3 }')
+[ "$nblocks" -ge 4 ] || hard_error "data.tar.xz has $nblocks blocks, 4 or more expected"
+rm -f "$TESTDIR/big-data.tar.xz" "$TESTDIR/big-control.tar.gz"
+xzbig=$(peak_kib "$TESTDIR/xzbig" "$TESTDIR/big-xz.deb")
+note "peak RSS of the 96 MiB package, data.tar.xz of $nblocks blocks: $xzbig KiB"
+[ "$(md5sum <"$TESTDIR/xzbig/usr/share/memtest-big/big")" = "$big_md5" ] ||
+	check_fail "big file of the xz package installed with other contents"
+[ "$xzbig" -lt $((64 * MiB)) ] ||
+	check_fail "peak RSS of the 96 MiB package in xz blocks is $xzbig KiB (64 MiB or more)"
