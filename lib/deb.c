@@ -2,9 +2,11 @@
  *
  * Two libarchive readers are stacked: the outer one walks the ar container
  * of the file; for control.tar* and data.tar* an inner tar reader is opened
- * whose read callback pulls the member's bytes from the outer reader.  Only
- * fixed-size buffers live in the object, so data.tar is streamed whatever
- * its size.
+ * whose read callback pulls the member's bytes from the outer reader.  A
+ * member is decompressed by libarchive's filter, but for gzip, whose
+ * trailers that filter does not check: gunzip.h sits between the two
+ * readers instead.  Only fixed-size buffers live in the object, so
+ * data.tar is streamed whatever its size.
  *
  * A caller opens many packages before it extracts the first one (every
  * control.tar is needed to plan the run), and a data.tar reader is costly
@@ -47,6 +49,7 @@
 
 #include "deb.h"
 #include "decomp.h"
+#include "gunzip.h"
 #include "xzpar.h"
 
 #define SRC_BUF_SIZE (64u * 1024)
@@ -125,6 +128,9 @@ struct unpkg_deb {
 	/* Or, for an xz stream of several blocks in a regular file, its
 	 * threaded decoder (xzpar.h), which reads the file itself. */
 	struct unpkg_xzpar *par;
+	/* gzip members are decompressed by unpkg's own reader, which checks
+	 * their trailers (gunzip.h); made once, reset for each member. */
+	struct unpkg_gunzip *gz;
 
 	/* Outer read callback bookkeeping: bytes read from the file and the
 	 * errno of a failed read, for truncation checks and messages. */
@@ -329,9 +335,15 @@ static bool has_prefix(const char *s, const char *prefix)
 }
 
 /* Enable on `in` exactly the filter a member name announced. */
-static int add_filter(struct unpkg_deb *deb, struct archive *in,
+/* Make `in` read the current ar member (through member_read()),
+ * decompressing `comp`: by libarchive's filter, or for gzip by gunzip.h's
+ * reader, which libarchive's filter is not because it does not check the
+ * trailers. */
+static int set_source(struct unpkg_deb *deb, struct archive *in,
 		      enum comp comp, struct unpkg_err *err)
 {
+	archive_read_callback *reader = member_read;
+	void *client = deb;
 	int r;
 
 	switch (comp) {
@@ -339,7 +351,15 @@ static int add_filter(struct unpkg_deb *deb, struct archive *in,
 		r = archive_read_support_filter_none(in);
 		break;
 	case COMP_GZIP:
-		r = archive_read_support_filter_gzip(in);
+		if (deb->gz == NULL)
+			deb->gz = unpkg_gunzip_new(member_read, deb);
+		else
+			unpkg_gunzip_reset(deb->gz, member_read, deb);
+		if (deb->gz == NULL)
+			return unpkg_err_nomem(err);
+		reader = unpkg_gunzip_read;
+		client = deb->gz;
+		r = archive_read_support_filter_none(in);
 		break;
 	case COMP_XZ:
 		r = archive_read_support_filter_xz(in);
@@ -360,11 +380,13 @@ static int add_filter(struct unpkg_deb *deb, struct archive *in,
 		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
 				     "%s: %s: decompressor not built into libarchive",
 				     deb->name, deb->cur_member);
+	if (archive_read_set_read_callback(in, reader) != ARCHIVE_OK ||
+	    archive_read_set_callback_data(in, client) != ARCHIVE_OK)
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED, "%s: %s: %s",
+				     deb->name, deb->cur_member, ar_msg(in));
 	return 0;
 }
 
-/* Open a tar reader on the current ar member with exactly the filter its
- * name announced, so a member cannot smuggle in another format. */
 static int open_inner(struct unpkg_deb *deb, enum comp comp,
 		      struct archive **out, struct unpkg_err *err)
 {
@@ -376,7 +398,7 @@ static int open_inner(struct unpkg_deb *deb, enum comp comp,
 		unpkg_err_nomem(err);
 		goto out;
 	}
-	if (add_filter(deb, in, comp, err) < 0)
+	if (set_source(deb, in, comp, err) < 0)
 		goto out;
 	if (archive_read_support_format_tar(in) != ARCHIVE_OK) {
 		unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED, "%s: %s: %s",
@@ -384,8 +406,7 @@ static int open_inner(struct unpkg_deb *deb, enum comp comp,
 		goto out;
 	}
 	deb->member_failed = false;
-	if (archive_read_open(in, deb, NULL, member_read, NULL) !=
-	    ARCHIVE_OK) {
+	if (archive_read_open1(in) != ARCHIVE_OK) {
 		inner_fail(deb, in, NULL, err);
 		goto out;
 	}
@@ -440,12 +461,14 @@ static void data_stop(struct unpkg_deb *deb)
 	}
 }
 
-/* The tar reader reached the end of data.tar: with the thread, the rest
- * of the compressed stream is decompressed and checked (up to
- * DATA_TAIL_MAX bytes), as dpkg-deb does; without it the container check
- * that follows (finish_container()) skips it. */
+/* The tar reader reached the end of data.tar: the rest of the compressed
+ * stream is decompressed and checked (up to DATA_TAIL_MAX bytes), as
+ * dpkg-deb does, when a thread decompresses it or when it is gzip (whose
+ * trailer is only checked there); otherwise the container check that
+ * follows (finish_container()) skips it. */
 static int data_finish(struct unpkg_deb *deb, struct unpkg_err *err)
 {
+	const char *why;
 	int r;
 
 	if (deb->par != NULL) {
@@ -461,9 +484,15 @@ static int data_finish(struct unpkg_deb *deb, struct unpkg_err *err)
 					     unpkg_xzpar_error(deb->par));
 		return 0;
 	}
-	if (deb->dec == NULL)
+	if (deb->dec != NULL) {
+		r = unpkg_decomp_finish(deb->dec, DATA_TAIL_MAX);
+		why = unpkg_decomp_error(deb->dec);
+	} else if (deb->data_comp == COMP_GZIP) {
+		r = unpkg_gunzip_finish(deb->gz, deb->inner, DATA_TAIL_MAX);
+		why = ar_msg(deb->inner);
+	} else {
 		return 0;
-	r = unpkg_decomp_finish(deb->dec, DATA_TAIL_MAX);
+	}
 	if (deb->src_errno != 0)
 		return unpkg_err_errno(err, deb->src_errno, "%s: %s",
 				       deb->name, deb->cur_member);
@@ -471,11 +500,15 @@ static int data_finish(struct unpkg_deb *deb, struct unpkg_err *err)
 		return unpkg_err_set(err, UNPKG_ERR_CORRUPT,
 				     "%s: %s: truncated (%s)", deb->name,
 				     deb->cur_member, deb->member_msg);
-	if (r < 0)
+	if (r < 0 && deb->data_comp != COMP_GZIP)
 		return unpkg_err_set(err, UNPKG_ERR_CORRUPT,
 				     "%s: %s: corrupt after the end of the tar archive (%s)",
-				     deb->name, deb->cur_member,
-				     unpkg_decomp_error(deb->dec));
+				     deb->name, deb->cur_member, why);
+	/* A gzip trailer covers the whole member: its message says what
+	 * failed. */
+	if (r < 0)
+		return unpkg_err_set(err, UNPKG_ERR_CORRUPT, "%s: %s: %s",
+				     deb->name, deb->cur_member, why);
 	return 0;
 }
 
@@ -527,11 +560,9 @@ static int start_decomp(struct unpkg_deb *deb, struct unpkg_err *err)
 	raw = archive_read_new();
 	if (raw == NULL)
 		return unpkg_err_nomem(err);
-	if (add_filter(deb, raw, deb->data_comp, err) < 0)
+	if (set_source(deb, raw, deb->data_comp, err) < 0)
 		goto fail;
-	if (archive_read_support_format_raw(raw) != ARCHIVE_OK ||
-	    archive_read_set_read_callback(raw, member_read) != ARCHIVE_OK ||
-	    archive_read_set_callback_data(raw, deb) != ARCHIVE_OK) {
+	if (archive_read_support_format_raw(raw) != ARCHIVE_OK) {
 		unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED, "%s: %s: %s",
 			      deb->name, deb->cur_member, ar_msg(raw));
 		goto fail;
@@ -893,6 +924,13 @@ static int read_control(struct unpkg_deb *deb, enum comp comp,
 		name = NULL;
 		data = NULL;
 	}
+	/* The tar reader stops at the end of its archive, before a gzip
+	 * trailer: it is checked here. */
+	if (comp == COMP_GZIP &&
+	    unpkg_gunzip_finish(deb->gz, in, DATA_TAIL_MAX) < 0) {
+		inner_fail(deb, in, NULL, err);
+		goto out;
+	}
 	if (find_member(deb, "control") == NULL) {
 		unpkg_err_set(err, UNPKG_ERR_FORMAT,
 			      "%s: %s: missing control file", deb->name,
@@ -1014,6 +1052,8 @@ static void park(struct unpkg_deb *deb)
 	deb->dec = NULL;
 	unpkg_xzpar_free(deb->par);
 	deb->par = NULL;
+	unpkg_gunzip_free(deb->gz);
+	deb->gz = NULL;
 	if (deb->inner != NULL)
 		archive_read_free(deb->inner);
 	deb->inner = NULL;
@@ -1157,6 +1197,7 @@ void unpkg_deb_free(struct unpkg_deb *deb)
 	/* The thread, if one runs, uses `outer` and `bufs`. */
 	unpkg_decomp_free(deb->dec);
 	unpkg_xzpar_free(deb->par);
+	unpkg_gunzip_free(deb->gz);
 	if (deb->outer != NULL)
 		archive_read_free(deb->outer);
 	/* Nothing useful can be done about a failed close of a file that

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "deb.h"
 #include "testutil.h"
@@ -2671,6 +2672,257 @@ START_TEST(test_thread_after_tar_end)
 }
 END_TEST
 
+/* --- gzip trailers ------------------------------------------------------- */
+
+/* A gzip member of `in` appended to *buf, made by zlib. */
+static void gz_append(char **buf, size_t *len, const void *in, size_t n)
+{
+	z_stream z;
+	size_t cap;
+
+	memset(&z, 0, sizeof(z));
+	ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
+				      Z_DEFAULT_STRATEGY), Z_OK);
+	cap = *len + deflateBound(&z, (uLong)n) + 64;
+	*buf = realloc(*buf, cap);
+	ck_assert_ptr_nonnull(*buf);
+	z.next_in = (Bytef *)(uintptr_t)in;
+	z.avail_in = (uInt)n;
+	z.next_out = (Bytef *)*buf + *len;
+	z.avail_out = (uInt)(cap - *len);
+	ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	*len += z.total_out;
+	ck_assert_int_eq(deflateEnd(&z), Z_OK);
+}
+
+/* libarchive's gzip filter does not look at a member's trailer (CRC-32
+ * and length), which the tar reader never reaches anyway; dpkg-deb
+ * checks it, and so must unpkg, for a small data.tar.gz read in the
+ * caller's thread and a large one given a thread (DATA_THREAD_MIN in
+ * deb.c), or read from a pipe. */
+START_TEST(test_gzip_trailer)
+{
+	static const struct tu_entry cent[] = {
+		{ .type = 'f', .path = "./control", .data = "Package: z\n" },
+	};
+	char *rnd = random_bytes(RANDOM_SIZE, 9);
+	const struct tu_entry small[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./f", .size = 100000 },
+	};
+	const struct tu_entry large[] = {
+		{ .type = 'f', .path = "./f", .size = 100000 },
+		{ .type = 'f', .path = "./r", .data = rnd,
+		  .size = RANDOM_SIZE },
+	};
+	static const char *const what[] = { "CRC-32", "length" };
+	/* A byte of the trailer's CRC-32, of its length: from the end. */
+	static const size_t at[] = { 7, 4 };
+	const char *p = tp("trailer.deb");
+	char *ctl, *data;
+	size_t ctllen, datalen;
+	bool dpkg = have_dpkg_deb();
+	int big, where;
+
+	tu_build_tar(cent, 1, "none", (void **)&ctl, &ctllen);
+	for (big = 0; big < 2; big++) {
+		for (where = 0; where < 2; where++) {
+			const struct tu_member m[] = {
+				{ "debian-binary", "2.0\n", 4 },
+				{ "control.tar", ctl, ctllen },
+				{ "data.tar.gz", NULL, 0 },
+			};
+			struct tu_member mm[3];
+			struct unpkg_deb *deb;
+			struct unpkg_deb_entry e;
+			struct unpkg_err e1;
+
+			tu_build_tar(big ? large : small, 2, "gz",
+				     (void **)&data, &datalen);
+			if (big)
+				ck_assert_uint_ge(datalen, 128 * 1024);
+			else
+				ck_assert_uint_lt(datalen, 128 * 1024);
+			memcpy(mm, m, sizeof(mm));
+			mm[2].data = data;
+			mm[2].size = datalen;
+			build_members(p, mm, 3);
+			accepted(p);
+			/* The reader this test means. */
+			threads_baseline();
+			deb = open_ok(p);
+			next_ok(deb, &e);
+			ck_assert_int_eq(count_threads(), big ? 2 : 1);
+			unpkg_deb_free(deb);
+
+			/* A byte of the trailer's CRC-32 or length. */
+			data[datalen - at[where]] ^= 0xff;
+			build_members(p, mm, 3);
+			if (dpkg)
+				ck_assert_msg(run("dpkg-deb --fsys-tarfile %s "
+						  ">/dev/null 2>&1", p) != 0,
+					      "dpkg-deb accepts a damaged %s",
+					      what[where]);
+			refused(p, UNPKG_ERR_CORRUPT, "data.tar.gz: ",
+				"corrupt", NULL);
+			if (big) {
+				ck_assert_int_eq(read_all(p, true, &e1), -1);
+				ck_assert_int_eq(e1.code, UNPKG_ERR_CORRUPT);
+				ck_assert_msg(strstr(e1.msg, "corrupt") != NULL,
+					      "%s", e1.msg);
+			}
+			free(data);
+		}
+	}
+	free(ctl);
+	free(rnd);
+}
+END_TEST
+
+/* control.tar.gz is read whole at open, its trailer too. */
+START_TEST(test_gzip_control_trailer)
+{
+	static const struct tu_entry cent[] = {
+		{ .type = 'f', .path = "./control", .data = "Package: z\n" },
+		{ .type = 'f', .path = "./postinst", .data = "#!/bin/sh\n",
+		  .mode = 0755 },
+	};
+	static const struct tu_entry dent[] = {
+		{ .type = 'f', .path = "./f", .data = "f\n" },
+	};
+	static const size_t at[] = { 7, 4 };
+	const char *p = tp("ctrailer.deb");
+	char *ctl, *data;
+	size_t ctllen, datalen;
+	int where;
+
+	tu_build_tar(dent, 1, "gz", (void **)&data, &datalen);
+	for (where = 0; where < 2; where++) {
+		const struct tu_member m[] = {
+			{ "debian-binary", "2.0\n", 4 },
+			{ "control.tar.gz", NULL, 0 },
+			{ "data.tar.gz", data, datalen },
+		};
+		struct tu_member mm[3];
+		struct unpkg_deb *deb = NULL;
+		struct unpkg_err err;
+
+		tu_build_tar(cent, 2, "gz", (void **)&ctl, &ctllen);
+		memcpy(mm, m, sizeof(mm));
+		mm[1].data = ctl;
+		mm[1].size = ctllen;
+		build_members(p, mm, 3);
+		accepted(p);
+		ctl[ctllen - at[where]] ^= 0x01;
+		build_members(p, mm, 3);
+		unpkg_err_init(&err);
+		ck_assert_int_eq(unpkg_deb_open(p, &deb, &err), -1);
+		ck_assert_ptr_null(deb);
+		ck_assert_int_eq(err.code, UNPKG_ERR_CORRUPT);
+		ck_assert_msg(strstr(err.msg, "control.tar.gz: ") != NULL &&
+			      strstr(err.msg, "corrupt") != NULL, "%s",
+			      err.msg);
+		free(ctl);
+	}
+	free(data);
+}
+END_TEST
+
+/* A data.tar.gz of two gzip members, as gzip and dpkg-deb read it: one
+ * stream, whose halves are split inside an entry's content. */
+START_TEST(test_gzip_members)
+{
+	static const struct tu_entry cent[] = {
+		{ .type = 'f', .path = "./control", .data = "Package: z\n" },
+	};
+	char *rnd = random_bytes(RANDOM_SIZE, 10);
+	const struct tu_entry dent[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./f", .size = 100000 },
+		{ .type = 'f', .path = "./g", .data = "hello\n" },
+		{ .type = 'f', .path = "./r", .data = rnd,
+		  .size = RANDOM_SIZE },
+	};
+	const char *p = tp("members.deb");
+	bool dpkg = have_dpkg_deb();
+	char *ctl, *tar;
+	size_t ctllen, tarlen;
+	int big;
+
+	tu_build_tar(cent, 1, "none", (void **)&ctl, &ctllen);
+	for (big = 0; big < 2; big++) {
+		/* Small: without ./r (and in the caller's thread). */
+		size_t n = big ? 4 : 3;
+		char *data = NULL;
+		size_t datalen = 0, len, first;
+		struct unpkg_deb *deb;
+		struct unpkg_deb_entry e;
+		char *s;
+
+		tu_build_tar(dent, n, "none", (void **)&tar, &tarlen);
+		gz_append(&data, &datalen, tar, 50000);
+		first = datalen;
+		gz_append(&data, &datalen, tar + 50000, tarlen - 50000);
+		{
+			const struct tu_member m[] = {
+				{ "debian-binary", "2.0\n", 4 },
+				{ "control.tar", ctl, ctllen },
+				{ "data.tar.gz", data, datalen },
+			};
+
+			build_members(p, m, 3);
+		}
+		ck_assert(big ? datalen >= 128 * 1024 : datalen < 128 * 1024);
+		if (dpkg)
+			ck_assert_int_eq(run("dpkg-deb --fsys-tarfile %s "
+					     ">/dev/null", p), 0);
+		threads_baseline();
+		deb = open_ok(p);
+		next_ok(deb, &e);
+		ck_assert_int_eq(count_threads(), big ? 2 : 1);
+		ck_assert_str_eq(e.path, "");
+		next_ok(deb, &e);
+		ck_assert_str_eq(e.path, "f");
+		s = slurp(deb, &len);
+		ck_assert_uint_eq(len, 100000);
+		check_pattern((unsigned char *)s, len, 0);
+		free(s);
+		next_ok(deb, &e);
+		ck_assert_str_eq(e.path, "g");
+		s = slurp(deb, &len);
+		ck_assert_str_eq(s, "hello\n");
+		free(s);
+		if (big) {
+			next_ok(deb, &e);
+			ck_assert_str_eq(e.path, "r");
+			s = slurp(deb, &len);
+			ck_assert_uint_eq(len, RANDOM_SIZE);
+			ck_assert_mem_eq(s, rnd, RANDOM_SIZE);
+			free(s);
+		}
+		at_end(deb);
+		unpkg_deb_free(deb);
+		/* The first member's CRC-32, in the middle of the stream. */
+		data[first - 6] ^= 0x08;
+		{
+			const struct tu_member m[] = {
+				{ "debian-binary", "2.0\n", 4 },
+				{ "control.tar", ctl, ctllen },
+				{ "data.tar.gz", data, datalen },
+			};
+
+			build_members(p, m, 3);
+		}
+		refused(p, UNPKG_ERR_CORRUPT, "data.tar.gz: ", "corrupt",
+			NULL);
+		free(data);
+		free(tar);
+	}
+	free(ctl);
+	free(rnd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("deb");
@@ -2714,6 +2966,9 @@ int main(void)
 	tcase_add_test(tc, test_thread_after_tar_end);
 	tcase_add_test(tc, test_thread_own_error_first);
 	tcase_add_test(tc, test_thread_unavailable);
+	tcase_add_test(tc, test_gzip_trailer);
+	tcase_add_test(tc, test_gzip_control_trailer);
+	tcase_add_test(tc, test_gzip_members);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

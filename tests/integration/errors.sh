@@ -19,7 +19,8 @@
 #                  and one byte before its end
 #   corrupted      bytes inverted in the middle of data.tar.xz, and in the
 #                  middle of a later block of a data.tar.xz of several
-#                  blocks (the message names the block)
+#                  blocks (the message names the block); a byte of the
+#                  CRC-32 and of the length in a data.tar.gz's trailer
 #   not-a-deb      a text file, an empty file, an ar archive of other members
 #   missing        a file that does not exist (exit 2 like dpkg)
 #   escape         a data.tar member "../escaped"
@@ -199,6 +200,31 @@ if [ "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" -ge 2 ]; then
 else
 	note "one CPU: the block is not named (no threaded decoder)"
 fi
+
+# --- a damaged gzip trailer ---------------------------------------------------
+# The victim's data.tar recompressed by gzip; a byte of the trailer's
+# CRC-32, then of its length, inverted.  Only the trailer can tell: every
+# entry decompresses, so the package must be refused at the end of
+# data.tar, as dpkg-deb refuses it.
+
+work=$TESTDIR/gz
+mkdir -p "$work"
+(cd "$work" && ar x "$VICTIM")
+xz -dc "$work/data.tar.xz" | gzip -9n >"$work/data.tar.gz"
+rm "$work/data.tar.xz"
+gz_size=$(stat -c %s "$work/data.tar.gz")
+for damage in crc:8 length:4; do
+	what=${damage%%:*} back=${damage#*:}
+	deb=$TESTDIR/gz-$what.deb
+	assemble_deb "$deb" "$work"/control.tar* "$work/data.tar.gz"
+	read -r m_off _ < <(ar_member_range "$deb" data.tar)
+	section "corrupted: the $what in data.tar.gz's trailer"
+	flip_bytes "$deb" $((m_off + gz_size - back)) 1
+	dpkg_note "gz-$what" "$TESTDIR/gz-$what.dpkg" error_root "$deb"
+	error_root "$TESTDIR/gz-$what.unpkg"
+	expect_failure "gz-$what" "$TESTDIR/gz-$what.unpkg" 1 "$CAUSE_CORRUPT" \
+		"$(regex_quote "$(basename "$deb")")" -i "$deb"
+done
 
 # --- not a package ------------------------------------------------------------
 
