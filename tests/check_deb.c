@@ -2710,10 +2710,14 @@ START_TEST(test_gzip_trailer)
 		{ .type = 'd', .path = "./" },
 		{ .type = 'f', .path = "./f", .size = 100000 },
 	};
+	/* Large: compressed, past DATA_THREAD_MIN; decompressed, more
+	 * than the thread's queue holds, so that it is still there to be
+	 * counted after the first entry. */
 	const struct tu_entry large[] = {
 		{ .type = 'f', .path = "./f", .size = 100000 },
 		{ .type = 'f', .path = "./r", .data = rnd,
 		  .size = RANDOM_SIZE },
+		{ .type = 'f', .path = "./big", .size = 4u << 20 },
 	};
 	static const char *const what[] = { "CRC-32", "length" };
 	/* A byte of the trailer's CRC-32, of its length: from the end. */
@@ -2724,6 +2728,7 @@ START_TEST(test_gzip_trailer)
 	bool dpkg = have_dpkg_deb();
 	int big, where;
 
+	threads_baseline();
 	tu_build_tar(cent, 1, "none", (void **)&ctl, &ctllen);
 	for (big = 0; big < 2; big++) {
 		for (where = 0; where < 2; where++) {
@@ -2737,7 +2742,7 @@ START_TEST(test_gzip_trailer)
 			struct unpkg_deb_entry e;
 			struct unpkg_err e1;
 
-			tu_build_tar(big ? large : small, 2, "gz",
+			tu_build_tar(big ? large : small, big ? 3 : 2, "gz",
 				     (void **)&data, &datalen);
 			if (big)
 				ck_assert_uint_ge(datalen, 128 * 1024);
@@ -2748,8 +2753,9 @@ START_TEST(test_gzip_trailer)
 			mm[2].size = datalen;
 			build_members(p, mm, 3);
 			accepted(p);
-			/* The reader this test means. */
-			threads_baseline();
+			/* The reader this test means (once the thread of the
+			 * last reader is gone). */
+			ck_assert_int_eq(settled_threads(1), 1);
 			deb = open_ok(p);
 			next_ok(deb, &e);
 			ck_assert_int_eq(count_threads(), big ? 2 : 1);
@@ -2766,6 +2772,7 @@ START_TEST(test_gzip_trailer)
 			refused(p, UNPKG_ERR_CORRUPT, "data.tar.gz: ",
 				"corrupt", NULL);
 			if (big) {
+				ck_assert_int_eq(settled_threads(1), 1);
 				ck_assert_int_eq(read_all(p, true, &e1), -1);
 				ck_assert_int_eq(e1.code, UNPKG_ERR_CORRUPT);
 				ck_assert_msg(strstr(e1.msg, "corrupt") != NULL,
@@ -2842,6 +2849,7 @@ START_TEST(test_gzip_members)
 		{ .type = 'f', .path = "./g", .data = "hello\n" },
 		{ .type = 'f', .path = "./r", .data = rnd,
 		  .size = RANDOM_SIZE },
+		{ .type = 'f', .path = "./big", .size = 4u << 20 },
 	};
 	const char *p = tp("members.deb");
 	bool dpkg = have_dpkg_deb();
@@ -2849,10 +2857,13 @@ START_TEST(test_gzip_members)
 	size_t ctllen, tarlen;
 	int big;
 
+	threads_baseline();
 	tu_build_tar(cent, 1, "none", (void **)&ctl, &ctllen);
 	for (big = 0; big < 2; big++) {
-		/* Small: without ./r (and in the caller's thread). */
-		size_t n = big ? 4 : 3;
+		/* Small: without ./r and ./big (and in the caller's
+		 * thread); large: with them (given a thread, which the
+		 * queue's worth of ./big keeps there to be counted). */
+		size_t n = big ? 5 : 3;
 		char *data = NULL;
 		size_t datalen = 0, len, first;
 		struct unpkg_deb *deb;
@@ -2876,7 +2887,7 @@ START_TEST(test_gzip_members)
 		if (dpkg)
 			ck_assert_int_eq(run("dpkg-deb --fsys-tarfile %s "
 					     ">/dev/null", p), 0);
-		threads_baseline();
+		ck_assert_int_eq(settled_threads(1), 1);
 		deb = open_ok(p);
 		next_ok(deb, &e);
 		ck_assert_int_eq(count_threads(), big ? 2 : 1);
@@ -2898,6 +2909,12 @@ START_TEST(test_gzip_members)
 			s = slurp(deb, &len);
 			ck_assert_uint_eq(len, RANDOM_SIZE);
 			ck_assert_mem_eq(s, rnd, RANDOM_SIZE);
+			free(s);
+			next_ok(deb, &e);
+			ck_assert_str_eq(e.path, "big");
+			s = slurp(deb, &len);
+			ck_assert_uint_eq(len, 4u << 20);
+			check_pattern((unsigned char *)s, len, 0);
 			free(s);
 		}
 		at_end(deb);

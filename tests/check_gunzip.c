@@ -110,22 +110,41 @@ enum how {
 	DEFLATED,	/* compressed blocks (level 6) */
 	STORED,		/* stored blocks only (level 0) */
 	MIXED,		/* the first half stored, the rest compressed */
+	NAMED,		/* compressed, with every optional header field */
 };
 
 /* Append one gzip member of `data` to `out`, made by zlib as gzip makes
- * it: a 10-byte header (no name), deflate data, CRC-32 and length.
- * Returns the offset of the member in `out`. */
+ * it: a 10-byte header (no name; for NAMED an extra field, a name, a
+ * comment and the header's CRC follow it), deflate data, CRC-32 and
+ * length.  Returns the offset of the member in `out`. */
 static size_t add_member(struct buf *out, const unsigned char *data,
 			 size_t len, enum how how)
 {
 	z_stream z;
 	size_t start = out->len, bound, half = how == MIXED ? len / 2 : len;
 	unsigned char *tmp;
+	/* A subfield "AB" of 4 bytes. */
+	static unsigned char extra[8] = { 'A', 'B', 4, 0, 'd', 'a', 't', 'a' };
+	static char name[] = "data.tar";
+	static char comment[] = "a comment";
+	gz_header h;
 
 	memset(&z, 0, sizeof(z));
-	ck_assert_int_eq(deflateInit2(&z, how == DEFLATED ? 6 : 0, Z_DEFLATED,
-				      16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
+	ck_assert_int_eq(deflateInit2(&z, how == DEFLATED || how == NAMED ? 6
+					  : 0, Z_DEFLATED, 16 + MAX_WBITS, 8,
+				      Z_DEFAULT_STRATEGY),
 			 Z_OK);
+	if (how == NAMED) {
+		memset(&h, 0, sizeof(h));
+		h.time = 1234567890;
+		h.os = 3;
+		h.extra = extra;
+		h.extra_len = sizeof(extra);
+		h.name = (Bytef *)name;
+		h.comment = (Bytef *)comment;
+		h.hcrc = 1;
+		ck_assert_int_eq(deflateSetHeader(&z, &h), Z_OK);
+	}
 	bound = deflateBound(&z, (uLong)len) + 1024;
 	tmp = malloc(bound);
 	ck_assert_ptr_nonnull(tmp);
@@ -367,6 +386,7 @@ static void make_stream(struct stream *st, int which)
 		stream_add(st, r1, 100 * KiB, STORED);
 		stream_add(st, t2, 150 * KiB, MIXED);
 		stream_add(st, t2 + 77, 1, DEFLATED);
+		stream_add(st, t1 + 5, 10 * KiB, NAMED);
 		break;
 	}
 	free(t1);
@@ -450,6 +470,7 @@ enum damage {
 	D_DEFLATE,	/* bytes in the middle of deflated data */
 	D_METHOD,	/* the header's compression method */
 	D_FLAGS,	/* the header's reserved flags */
+	D_NAME,		/* the name in the header, which its CRC covers */
 	D_CUT_DATA,	/* cut in the middle of a stored block */
 	D_CUT_DEFLATE,	/* cut in the middle of deflated data */
 	D_CUT_TRAILER,	/* cut in the trailer */
@@ -460,7 +481,7 @@ enum damage {
 
 static const char *const damage_name[D_COUNT] = {
 	"crc-first", "crc-last", "isize-first", "isize-last", "stored",
-	"stored-mixed", "block-type", "deflate", "method", "flags",
+	"stored-mixed", "block-type", "deflate", "method", "flags", "name",
 	"cut-data", "cut-deflate", "cut-trailer", "cut-header", "magic-only",
 };
 
@@ -503,6 +524,12 @@ START_TEST(test_damage)
 		/* The stored half comes first, in a block of its own. */
 		ck_assert_uint_eq(gz.p[off + 10] & 7, 0);
 		ck_assert_mem_eq(gz.p + off + 15, t, 100);
+		break;
+	case D_NAME:
+		off = add_member(&gz, t, len, NAMED);
+		/* Flags: extra, name, comment, header CRC. */
+		ck_assert_uint_eq(gz.p[off + 3], 0x1e);
+		ck_assert_mem_eq(gz.p + off + 10 + 2 + 8, "data.tar", 9);
 		break;
 	default:
 		off = add_member(&gz, t, len, DEFLATED);
@@ -550,6 +577,9 @@ START_TEST(test_damage)
 		break;
 	case D_FLAGS:
 		gz.p[off + 3] |= 0xe0;
+		break;
+	case D_NAME:
+		gz.p[off + 10 + 2 + 8 + 4] ^= 0x01;
 		break;
 	case D_CUT_DATA:
 		gz.len = off + 15 + 1234;
