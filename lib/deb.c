@@ -122,8 +122,8 @@ struct unpkg_deb {
 	struct archive *outer;	/* the ar container */
 	struct archive *inner;	/* data.tar, once reached */
 	/* data.tar's decompressor when it runs in a thread of its own (see
-	 * open_data()); while it runs, it owns `outer`, `bufs` and the
-	 * fields that src_read() and member_read() write. */
+	 * open_data()); while it runs, it owns `outer`, `bufs`, `gz` and
+	 * the fields that src_read() and member_read() write. */
 	struct unpkg_decomp *dec;
 	/* Or, for an xz stream of several blocks in a regular file, its
 	 * threaded decoder (xzpar.h), which reads the file itself. */
@@ -334,11 +334,10 @@ static bool has_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* Enable on `in` exactly the filter a member name announced. */
-/* Make `in` read the current ar member (through member_read()),
- * decompressing `comp`: by libarchive's filter, or for gzip by gunzip.h's
- * reader, which libarchive's filter is not because it does not check the
- * trailers. */
+/* Make `in` read the current ar member (through member_read()) with
+ * exactly the decompressor its name announced: libarchive's filter, or
+ * for gzip gunzip.h's reader, since libarchive's filter does not check
+ * the trailers. */
 static int set_source(struct unpkg_deb *deb, struct archive *in,
 		      enum comp comp, struct unpkg_err *err)
 {
@@ -387,6 +386,9 @@ static int set_source(struct unpkg_deb *deb, struct archive *in,
 	return 0;
 }
 
+/* Open a tar reader on the current ar member with exactly the
+ * decompressor its name announced, so a member cannot smuggle in another
+ * format. */
 static int open_inner(struct unpkg_deb *deb, enum comp comp,
 		      struct archive **out, struct unpkg_err *err)
 {
@@ -1052,11 +1054,11 @@ static void park(struct unpkg_deb *deb)
 	deb->dec = NULL;
 	unpkg_xzpar_free(deb->par);
 	deb->par = NULL;
-	unpkg_gunzip_free(deb->gz);
-	deb->gz = NULL;
 	if (deb->inner != NULL)
 		archive_read_free(deb->inner);
 	deb->inner = NULL;
+	unpkg_gunzip_free(deb->gz);
+	deb->gz = NULL;
 	if (deb->outer != NULL)
 		archive_read_free(deb->outer);
 	deb->outer = NULL;
@@ -1194,7 +1196,7 @@ void unpkg_deb_free(struct unpkg_deb *deb)
 		return;
 	if (deb->inner != NULL)
 		archive_read_free(deb->inner);
-	/* The thread, if one runs, uses `outer` and `bufs`. */
+	/* The thread, if one runs, uses `outer`, `bufs` and `gz`. */
 	unpkg_decomp_free(deb->dec);
 	unpkg_xzpar_free(deb->par);
 	unpkg_gunzip_free(deb->gz);
