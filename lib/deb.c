@@ -27,7 +27,8 @@
  * without a filter in the caller's thread, so that decompressing overlaps
  * with whatever the caller does with the entries.  An xz stream of several
  * blocks in a regular file is decoded by two threads instead, which read
- * their blocks from the file themselves (xzpar.h).  The messages are those
+ * their blocks from the file themselves (xzpar.h); the ar reader then
+ * skips the member with lseek() (src_skip()).  The messages are those
  * of the single-threaded reader (but for a damaged block of such a stream,
  * which xzpar.h names), which is kept for control.tar, for the
  * first pass, for pipes (read once, and a thread blocked on a pipe could
@@ -194,6 +195,34 @@ static la_ssize_t src_read(struct archive *a, void *client, const void **buf)
 		deb->src_eof = true;
 	deb->src_total += n;
 	*buf = deb->bufs->src;
+	return n;
+}
+
+/* Skip callback of the ar reader: in a regular file, move the offset
+ * instead of reading the bytes, as for the rest of a data.tar that
+ * xzpar.h's workers read with pread().  Never past the end of the file,
+ * so that a short file is still read to its end and found short. */
+static la_int64_t src_skip(struct archive *a, void *client,
+			   la_int64_t request)
+{
+	struct unpkg_deb *deb = client;
+	off_t pos;
+	la_int64_t n;
+
+	(void)a;
+	if (!deb->parkable || request <= 0)
+		return 0;
+	pos = lseek(deb->fd, 0, SEEK_CUR);
+	if (pos < 0 || pos >= deb->id.st_size)
+		return 0;
+	n = deb->id.st_size - pos;
+	if (n > request)
+		n = request;
+	/* A failure leaves the offset where it was: libarchive then reads
+	 * the bytes instead. */
+	if (lseek(deb->fd, pos + n, SEEK_SET) < 0)
+		return 0;
+	deb->src_total += n;
 	return n;
 }
 
@@ -968,8 +997,8 @@ static int open_outer(struct unpkg_deb *deb, struct unpkg_err *err)
 	if (archive_read_support_format_ar(deb->outer) != ARCHIVE_OK)
 		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED, "%s: %s",
 				     deb->name, ar_msg(deb->outer));
-	if (archive_read_open(deb->outer, deb, NULL, src_read, NULL) !=
-	    ARCHIVE_OK) {
+	if (archive_read_open2(deb->outer, deb, NULL, src_read, src_skip,
+			       NULL) != ARCHIVE_OK) {
 		if (deb->src_errno != 0)
 			return unpkg_err_errno(err, deb->src_errno, "%s",
 					       deb->name);

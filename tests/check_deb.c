@@ -1439,6 +1439,47 @@ START_TEST(test_trailing_garbage)
 }
 END_TEST
 
+/* Members nobody reads are skipped with lseek() in a regular file; a file
+ * that ends inside one is still refused as truncated, before data.tar and
+ * after it, and is accepted whole. */
+START_TEST(test_truncated_skipped)
+{
+	const size_t big = 1 << 20;
+	const char *p = tp("skip.deb");
+	struct parts pt;
+	size_t len, hdr[8];
+	char *pad, *buf;
+
+	pad = calloc(1, big);
+	ck_assert_ptr_nonnull(pad);
+	make_parts(&pt, "gz", "xz");
+	{
+		const struct tu_member m[] = {
+			{ "debian-binary", "2.0\n", 4 },
+			{ "_before", pad, big },
+			{ "control.tar.gz", pt.ctl, pt.ctllen },
+			{ "data.tar.xz", pt.data, pt.datalen },
+			{ "_after", pad, big },
+		};
+
+		build_members(p, m, 5);
+	}
+	accepted(p);
+	buf = tu_read_file(p, &len);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(ar_headers((unsigned char *)buf, len, hdr, 8), 5);
+	write_bytes(p, buf, hdr[1] + 60 + big / 2);
+	refused(p, UNPKG_ERR_CORRUPT, "_before: truncated", NULL);
+	write_bytes(p, buf, hdr[4] + 60 + big / 2);
+	refused(p, UNPKG_ERR_CORRUPT, "_after: truncated", NULL);
+	write_bytes(p, buf, len - 1);
+	refused(p, UNPKG_ERR_CORRUPT, "_after: truncated", NULL);
+	free(buf);
+	free(pad);
+	free_parts(&pt);
+}
+END_TEST
+
 START_TEST(test_corrupt_compressed)
 {
 	static const char *const cz[] = { "gz", "xz", "zst", "bz2" };
@@ -2966,6 +3007,7 @@ int main(void)
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_short_entry);
 	tcase_add_test(tc, test_trailing_garbage);
+	tcase_add_test(tc, test_truncated_skipped);
 	tcase_add_test(tc, test_corrupt_compressed);
 	tcase_add_test(tc, test_control_members);
 	tcase_add_test(tc, test_control_size_limit);
