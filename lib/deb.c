@@ -33,6 +33,14 @@
  * which xzpar.h names), which is kept for control.tar, for the
  * first pass, for pipes (read once, and a thread blocked on a pipe could
  * not be stopped) and for small or uncompressed members.
+ *
+ * A caller that works on one package while others wait can have their
+ * data.tar started early (unpkg_deb_prefetch()): each is resumed at once
+ * and its decompression thread decodes as many bytes ahead as the caller
+ * allows while the caller is still busy with the packages before; a small
+ * member gets a thread too then, since the overlap is what pays for it.
+ * xzpar.h's decoders are never started so (they take both CPUs and a pool
+ * of their own at the package's turn).
  */
 #include "config.h"
 
@@ -581,8 +589,9 @@ static la_ssize_t par_read(struct archive *a, void *client, const void **buf)
 }
 
 /* Start data.tar's decompression thread (decomp.h) on the current
- * member; on success `deb->dec` is set. */
-static int start_decomp(struct unpkg_deb *deb, struct unpkg_err *err)
+ * member, with a queue of `queue` bytes; on success `deb->dec` is set. */
+static int start_decomp(struct unpkg_deb *deb, size_t queue,
+			struct unpkg_err *err)
 {
 	struct archive *raw;
 	struct archive_entry *ae;
@@ -606,7 +615,7 @@ static int start_decomp(struct unpkg_deb *deb, struct unpkg_err *err)
 		inner_fail(deb, raw, NULL, err);
 		goto fail;
 	}
-	deb->dec = unpkg_decomp_start(raw);
+	deb->dec = unpkg_decomp_start(raw, queue);
 	if (deb->dec == NULL) {
 		unpkg_err_nomem(err);
 		goto fail;
@@ -617,58 +626,72 @@ fail:
 	return -1;
 }
 
+/* The tar reader of data.tar over its decoding threads (open_data()). */
+static int open_tar(struct unpkg_deb *deb, struct unpkg_err *err)
+{
+	struct archive *tar;
+	archive_read_callback *reader = unpkg_decomp_read;
+	void *client = deb->dec;
+
+	if (deb->par != NULL) {
+		reader = par_read;
+		client = deb;
+	}
+	tar = archive_read_new();
+	if (tar == NULL)
+		return unpkg_err_nomem(err);
+	if (archive_read_support_format_tar(tar) != ARCHIVE_OK) {
+		unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED, "%s: %s: %s",
+			      deb->name, deb->cur_member, ar_msg(tar));
+		archive_read_free(tar);
+		return -1;
+	}
+	if (archive_read_open(tar, client, NULL, reader, NULL) != ARCHIVE_OK) {
+		data_stop(deb);
+		inner_fail(deb, tar, NULL, err);
+		archive_read_free(tar);
+		return -1;
+	}
+	deb->inner = tar;
+	return 0;
+}
+
 /* Open the reader of data.tar, the current ar member, for streaming.  If
  * it is compressed (and not small), it is decompressed in threads of its
  * own: an xz stream of several blocks in a regular file by xzpar.h's
  * decoder, which reads the blocks from the file, anything else by a
  * thread that reads the member (through member_read(), as the tar reader
  * would) and feeds the tar reader of this thread through a bounded queue
- * (decomp.h). */
-static int open_data(struct unpkg_deb *deb, struct unpkg_err *err)
+ * (decomp.h).
+ *
+ * Opened early, by unpkg_deb_prefetch() (`ahead`, the bytes its thread may
+ * decode ahead, is then not 0), any compressed member gets a thread, but
+ * only the thread is started: the tar reader, which would wait for the
+ * thread's first blocks, is left to the first unpkg_deb_next().  A member
+ * xzpar.h would take is not opened early: then 1 is returned, and nothing
+ * is started. */
+static int open_data(struct unpkg_deb *deb, size_t ahead,
+		     struct unpkg_err *err)
 {
-	struct archive *tar = NULL;
-	archive_read_callback *reader;
-	void *client;
 	uint64_t off;
-	int ret = -1;
+	bool par;
 
-	if (!comp_threaded(deb->data_comp) || deb->cur_size < DATA_THREAD_MIN)
+	if (!comp_threaded(deb->data_comp) ||
+	    (ahead == 0 && deb->cur_size < DATA_THREAD_MIN))
 		return open_inner(deb, deb->data_comp, &deb->inner, err);
-	if (deb->data_comp == COMP_XZ && deb->parkable &&
-	    member_offset(deb, &off))
+	par = deb->data_comp == COMP_XZ && deb->parkable &&
+	      member_offset(deb, &off);
+	if (par && ahead > 0 && unpkg_xzpar_takes(deb->fd, off,
+					      (uint64_t)deb->cur_size))
+		return 1;
+	if (par && ahead == 0)
 		deb->par = unpkg_xzpar_start(deb->fd, off,
 					     (uint64_t)deb->cur_size);
-	if (deb->par != NULL) {
-		reader = par_read;
-		client = deb;
-	} else {
-		if (start_decomp(deb, err) < 0)
-			return -1;
-		reader = unpkg_decomp_read;
-		client = deb->dec;
-	}
-	tar = archive_read_new();
-	if (tar == NULL) {
-		unpkg_err_nomem(err);
-		goto out;
-	}
-	if (archive_read_support_format_tar(tar) != ARCHIVE_OK) {
-		unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED, "%s: %s: %s",
-			      deb->name, deb->cur_member, ar_msg(tar));
-		goto out;
-	}
-	if (archive_read_open(tar, client, NULL, reader, NULL) != ARCHIVE_OK) {
-		data_stop(deb);
-		inner_fail(deb, tar, NULL, err);
-		goto out;
-	}
-	deb->inner = tar;
-	tar = NULL;
-	ret = 0;
-out:
-	if (tar != NULL)
-		archive_read_free(tar);
-	return ret;
+	if (deb->par == NULL &&
+	    start_decomp(deb, ahead > 0 ? ahead : UNPKG_DECOMP_QUEUE,
+			 err) < 0)
+		return -1;
+	return ahead > 0 ? 0 : open_tar(deb, err);
 }
 
 /* Read the version line of debian-binary.  dpkg-deb looks only at the
@@ -1110,8 +1133,9 @@ static bool same_file(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-/* Undo park(): the same file, read again up to the start of data.tar. */
-static int resume(struct unpkg_deb *deb, struct unpkg_err *err)
+/* Undo park(): the same file, read again up to the start of data.tar,
+ * which is opened (`ahead`: see open_data(), whose 1 this returns). */
+static int resume(struct unpkg_deb *deb, size_t ahead, struct unpkg_err *err)
 {
 	struct stat st;
 	const char *name;
@@ -1144,8 +1168,9 @@ static int resume(struct unpkg_deb *deb, struct unpkg_err *err)
 		return unpkg_err_set(err, UNPKG_ERR_CORRUPT,
 				     "%s: file changed while the package was being installed",
 				     deb->name);
-	if (open_data(deb, err) < 0)
-		return -1;
+	r = open_data(deb, ahead, err);
+	if (r != 0)
+		return r;
 	deb->parked = false;
 	return 0;
 }
@@ -1415,6 +1440,20 @@ static int fill_entry(struct unpkg_deb *deb, struct archive_entry *ae,
 	return 0;
 }
 
+void unpkg_deb_prefetch(struct unpkg_deb *deb, size_t ahead)
+{
+	struct unpkg_err ignored;
+
+	if (deb->state != ST_DATA || !deb->parked ||
+	    !comp_threaded(deb->data_comp) || !unpkg_decomp_two_cpus())
+		return;
+	unpkg_err_init(&ignored);
+	/* Whatever went wrong, or was left to the package's turn, is found
+	 * again then, and reported if it is an error. */
+	if (resume(deb, ahead > 0 ? ahead : 1, &ignored) != 0)
+		park(deb);
+}
+
 int unpkg_deb_next(struct unpkg_deb *deb, struct unpkg_deb_entry *entry,
 		   struct unpkg_err *err)
 {
@@ -1427,7 +1466,10 @@ int unpkg_deb_next(struct unpkg_deb *deb, struct unpkg_deb_entry *entry,
 		return unpkg_err_set(err, UNPKG_ERR_USAGE,
 				     "%s: reader used after an error",
 				     deb->name);
-	if (deb->parked && resume(deb, err) < 0)
+	if (deb->parked && resume(deb, 0, err) < 0)
+		goto fail;
+	/* Started early: its tar reader is opened now. */
+	if (deb->inner == NULL && open_tar(deb, err) < 0)
 		goto fail;
 	/* Any entry data not read yet is skipped by libarchive here. */
 	deb->entry_path = NULL;

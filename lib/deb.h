@@ -19,10 +19,11 @@
  * it is no longer the same file (device, inode, size, modification time).
  * A pipe is read once and keeps its readers.
  *
- * Threads: from its first unpkg_deb_next() until the end of data.tar, an
- * error, or unpkg_deb_free(), a package read from a regular file whose
- * data.tar is compressed (and not small) has its decompressor running in
- * a second thread, which blocks all signals and touches nothing but the
+ * Threads: from its first unpkg_deb_next() (or unpkg_deb_prefetch()) until
+ * the end of data.tar, an error, or unpkg_deb_free(), a package read from
+ * a regular file whose data.tar is compressed (and not small) has its
+ * decompressor running in a thread of its own (two for an xz stream of
+ * several blocks), which blocks all signals and touches nothing but the
  * package's own reader.  A struct unpkg_deb is used by one thread at a
  * time, as before.
  */
@@ -108,6 +109,21 @@ const struct unpkg_deb_member *unpkg_deb_member_at(const struct unpkg_deb *deb,
 /* The member called `name`, or NULL. */
 const struct unpkg_deb_member *unpkg_deb_member(const struct unpkg_deb *deb,
 						 const char *name);
+
+/* The caller will work on other packages before this one: start
+ * decompressing this one's data.tar now, in a thread that decodes up to
+ * `ahead` bytes (at least UNPKG_DECOMP_QUEUE_MIN) before the first
+ * unpkg_deb_next() takes them, so that the two overlap on a second CPU.
+ * Memory: those bytes, and the decoder's window for them.  Does nothing
+ * where that cannot pay or would cost more than one decoder: a package
+ * read from a pipe or already started, an uncompressed data.tar, an xz
+ * stream of several blocks (its two decoders start at its turn), a single
+ * CPU.  Nothing is reported: whatever fails here (the file gone or
+ * changed, a damaged stream) is found again by the first
+ * unpkg_deb_next(), which reports it exactly as without this call.  A
+ * package so started holds a descriptor, its decoder and its queue until
+ * it is read to the end or freed. */
+void unpkg_deb_prefetch(struct unpkg_deb *deb, size_t ahead);
 
 /* Advance to the next data.tar entry.  Returns 1 and fills *entry, 0 at the
  * end of data.tar (after which the ar container is checked for trailing

@@ -1,16 +1,17 @@
 /* decomp.c - a decompressor running in a thread of its own (decomp.h).
  *
- * The queue is a ring of SLOTS fixed buffers.  The producer fills the slot
- * at `tail` without the lock (no one else looks at a slot that is not
- * counted) and publishes it; the consumer hands the slot at `head` to
- * libarchive and keeps it, still counted, until libarchive asks for the
- * next block, which is when libarchive is done with it.  So the producer
- * may fill a slot only while fewer than SLOTS are counted.
+ * The queue is a ring of `nslots` fixed buffers of SLOT_SIZE bytes.  The
+ * producer fills the slot at `tail` without the lock (no one else looks at
+ * a slot that is not counted) and publishes it; the consumer hands the
+ * slot at `head` to libarchive and keeps it, still counted, until
+ * libarchive asks for the next block, which is when libarchive is done
+ * with it.  So the producer may fill a slot only while fewer than
+ * `nslots` are counted.
  *
  * Whichever side is faster waits for the other, and would be woken for
- * every slot: a sleeping consumer is woken when HALF slots are ready (or
- * the producer is done), a sleeping producer when HALF are free, so that
- * each wake-up is worth several slots.
+ * every slot: a sleeping consumer is woken when WAKE slots are ready (or
+ * the producer is done), a sleeping producer when WAKE are free, so that
+ * each wake-up is worth several slots, however long the queue.
  *
  * Without a thread (none could be started) the consumer reads the raw
  * reader itself, block by block, and there is no queue.
@@ -20,16 +21,18 @@
 #include <archive.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "decomp.h"
 
-#define SLOTS 8u
-#define SLOT_SIZE (UNPKG_DECOMP_QUEUE / SLOTS)
-#define HALF (SLOTS / 2)
+#define SLOT_SIZE (64u * 1024)
+#define WAKE 4u
+#define MIN_SLOTS (UNPKG_DECOMP_QUEUE_MIN / SLOT_SIZE)
 
 struct unpkg_decomp {
 	struct archive *raw;
@@ -56,8 +59,9 @@ struct unpkg_decomp {
 	int errnum;
 	char msg[256];
 
-	size_t len[SLOTS];	/* of each counted slot */
-	unsigned char *buf;	/* SLOTS * SLOT_SIZE */
+	unsigned nslots;
+	size_t *len;		/* of each counted slot */
+	unsigned char *buf;	/* nslots * SLOT_SIZE, mapped */
 };
 
 static unsigned char *slot(struct unpkg_decomp *d, unsigned i)
@@ -83,12 +87,12 @@ static bool publish(struct unpkg_decomp *d)
 
 	pthread_mutex_lock(&d->lock);
 	d->len[d->tail] = d->fill;
-	d->tail = (d->tail + 1) % SLOTS;
+	d->tail = (d->tail + 1) % d->nslots;
 	d->count++;
-	if (d->count == HALF)
+	if (d->count == WAKE)
 		pthread_cond_signal(&d->filled);
-	if (d->count == SLOTS)
-		while (d->count > HALF && !d->cancel)
+	if (d->count == d->nslots)
+		while (d->count > d->nslots - WAKE && !d->cancel)
 			pthread_cond_wait(&d->emptied, &d->lock);
 	go = !d->cancel;
 	pthread_mutex_unlock(&d->lock);
@@ -154,7 +158,37 @@ stopped:
 	return NULL;
 }
 
-struct unpkg_decomp *unpkg_decomp_start(struct archive *raw)
+bool unpkg_decomp_two_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return false;
+	return CPU_COUNT(&set) >= 2;
+}
+
+/* Map the queue (directly, so that it never stays behind in a malloc
+ * arena once freed); NULL if that cannot be done. */
+static unsigned char *map_queue(unsigned nslots)
+{
+	void *p = mmap(NULL, (size_t)nslots * SLOT_SIZE,
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	return p != MAP_FAILED ? p : NULL;
+}
+
+static void unmap_queue(struct unpkg_decomp *d)
+{
+	/* Fails only for a range that is not a mapping. */
+	if (d->buf != NULL)
+		(void)munmap(d->buf, (size_t)d->nslots * SLOT_SIZE);
+	d->buf = NULL;
+	free(d->len);
+	d->len = NULL;
+}
+
+struct unpkg_decomp *unpkg_decomp_start(struct archive *raw, size_t queue)
 {
 	struct unpkg_decomp *d;
 	sigset_t all, old;
@@ -163,9 +197,15 @@ struct unpkg_decomp *unpkg_decomp_start(struct archive *raw)
 	if (d == NULL)
 		return NULL;
 	d->raw = raw;
-	d->buf = malloc((size_t)SLOTS * SLOT_SIZE);
-	if (d->buf == NULL)
+	d->nslots = MIN_SLOTS;
+	if (queue / SLOT_SIZE > MIN_SLOTS)
+		d->nslots = (unsigned)(queue / SLOT_SIZE);
+	d->len = calloc(d->nslots, sizeof(*d->len));
+	d->buf = map_queue(d->nslots);
+	if (d->len == NULL || d->buf == NULL) {
+		unmap_queue(d);
 		return d;
+	}
 	if (pthread_mutex_init(&d->lock, NULL) != 0)
 		goto no_lock;
 	if (pthread_cond_init(&d->filled, NULL) != 0)
@@ -187,8 +227,7 @@ no_emptied:
 no_filled:
 	pthread_mutex_destroy(&d->lock);
 no_lock:
-	free(d->buf);
-	d->buf = NULL;
+	unmap_queue(d);
 	return d;
 }
 
@@ -235,13 +274,13 @@ la_ssize_t unpkg_decomp_read(struct archive *a, void *client,
 	pthread_mutex_lock(&d->lock);
 	if (d->held) {
 		d->held = false;
-		d->head = (d->head + 1) % SLOTS;
+		d->head = (d->head + 1) % d->nslots;
 		d->count--;
-		if (d->count == HALF)
+		if (d->count == d->nslots - WAKE)
 			pthread_cond_signal(&d->emptied);
 	}
 	if (d->count == 0)
-		while (d->count < HALF && !d->done)
+		while (d->count < WAKE && !d->done)
 			pthread_cond_wait(&d->filled, &d->lock);
 	if (d->count > 0) {
 		d->held = true;
@@ -293,7 +332,7 @@ int unpkg_decomp_finish(struct unpkg_decomp *d, uint64_t max)
 			if (!d->held)
 				dropped += d->len[d->head];
 			d->held = false;
-			d->head = (d->head + 1) % SLOTS;
+			d->head = (d->head + 1) % d->nslots;
 			d->count--;
 		}
 		pthread_cond_signal(&d->emptied);
@@ -305,7 +344,7 @@ int unpkg_decomp_finish(struct unpkg_decomp *d, uint64_t max)
 			pthread_cond_signal(&d->emptied);
 			break;
 		}
-		while (d->count < HALF && !d->done)
+		while (d->count < WAKE && !d->done)
 			pthread_cond_wait(&d->filled, &d->lock);
 	}
 	pthread_mutex_unlock(&d->lock);
@@ -347,6 +386,6 @@ void unpkg_decomp_free(struct unpkg_decomp *d)
 		pthread_cond_destroy(&d->filled);
 		pthread_mutex_destroy(&d->lock);
 	}
-	free(d->buf);
+	unmap_queue(d);
 	free(d);
 }

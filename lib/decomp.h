@@ -10,8 +10,8 @@
  *
  * The producer owns the raw reader, and whatever its callbacks touch, from
  * unpkg_decomp_start() until unpkg_decomp_finish() or unpkg_decomp_stop()
- * returns; the caller must not touch them in between.  Memory: a few
- * fixed slots (UNPKG_DECOMP_QUEUE bytes in all), whatever the data.  The
+ * returns; the caller must not touch them in between.  Memory: a queue of
+ * fixed slots, of the size the caller chose, whatever the data.  The
  * caller opens the raw reader, so that the decompressor's own memory (an
  * xz dictionary: 8 MiB) is allocated by the caller's thread: memory freed
  * in another thread's malloc arena would stay there, and add to the peak.
@@ -32,17 +32,28 @@
 
 #include <archive.h>
 
-/* Bytes of decompressed data in flight at most. */
+/* Bytes of decompressed data in flight at most, for a consumer that keeps
+ * up with the producer. */
 #define UNPKG_DECOMP_QUEUE (512u * 1024)
+
+/* The least queue there is: smaller sizes are rounded up to it. */
+#define UNPKG_DECOMP_QUEUE_MIN (512u * 1024)
 
 struct unpkg_decomp;
 
 /* Start a producer on `raw`: a reader with its filters and
  * archive_read_support_format_raw(), opened, and its one entry read
- * (archive_read_next_header()).  On success `raw` is the decomp's
- * (unpkg_decomp_free() frees it).  Returns NULL only when out of memory,
- * and `raw` is then still the caller's. */
-struct unpkg_decomp *unpkg_decomp_start(struct archive *raw);
+ * (archive_read_next_header()).  The producer decompresses up to `queue`
+ * bytes (UNPKG_DECOMP_QUEUE, or more for a consumer that starts reading
+ * later) before it waits for the consumer; the queue's pages are mapped
+ * as they are first filled and unmapped by unpkg_decomp_free().  On
+ * success `raw` is the decomp's (unpkg_decomp_free() frees it).  Returns
+ * NULL only when out of memory, and `raw` is then still the caller's. */
+struct unpkg_decomp *unpkg_decomp_start(struct archive *raw, size_t queue);
+
+/* Whether this process may run on two CPUs or more, where a producer and
+ * its consumer (or two decoders) can work at the same time. */
+bool unpkg_decomp_two_cpus(void);
 
 /* The consumer's read callback, for archive_read_open() with `client` the
  * struct unpkg_decomp.  A block it returns stays valid until the next

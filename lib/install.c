@@ -2705,6 +2705,56 @@ static int choose_auto(struct run *r, enum unpkg_sync_mode *mode,
 	return 0;
 }
 
+/* What the packages waiting after the one being extracted may have
+ * decoded ahead of their turn, in all (their decoders' windows hold about
+ * as much again), and how many of them may (a thread and a descriptor
+ * each).  (Defined at build time to measure other values.) */
+#ifndef PREFETCH_BUDGET
+#define PREFETCH_BUDGET (4u << 20)
+#endif
+#define PREFETCH_MAX 4
+
+/* About the size of package p's data.tar: its Installed-Size, with room
+ * for the tar headers; the whole budget if it does not say. */
+static size_t data_estimate(const struct pkg *p)
+{
+	const char *v = unpkg_para_get(&p->control, "Installed-Size");
+	unsigned long long kib;
+	char *end;
+
+	if (v == NULL || *v < '0' || *v > '9')
+		return PREFETCH_BUDGET;
+	errno = 0;
+	kib = strtoull(v, &end, 10);
+	if (errno != 0 || *end != '\0' || kib > PREFETCH_BUDGET / 1024)
+		return PREFETCH_BUDGET;
+	return (size_t)(kib + kib / 8 + 64) * 1024;
+}
+
+/* The packages to be extracted after package i start decompressing now,
+ * on the second CPU, while package i is extracted (deb.h): as many as the
+ * budget covers, the last one perhaps only in part.  Those started for an
+ * earlier package are counted again, so the budget bounds them all. */
+static void prefetch_after(struct run *r, size_t i)
+{
+	size_t left = PREFETCH_BUDGET, want, j;
+	unsigned started = 0;
+
+	for (j = i + 1; j < r->npkgs && left > 0 && started < PREFETCH_MAX;
+	     j++) {
+		struct pkg *q = &r->pkgs[j];
+
+		if (q->state != PKG_MARKED)
+			continue;
+		want = data_estimate(q);
+		if (want > left)
+			want = left;
+		unpkg_deb_prefetch(q->deb, want);
+		left -= want;
+		started++;
+	}
+}
+
 int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		  size_t n, struct unpkg_err *err)
 {
@@ -2795,6 +2845,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 			if (p->state != PKG_MARKED)
 				continue;
 		}
+		prefetch_after(&r, i);
 		ok = maint_preinst(&r, p, err);
 		if (ok < 0)
 			goto out;

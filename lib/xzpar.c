@@ -20,7 +20,6 @@
 #include <errno.h>
 #include <lzma.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "decomp.h"
 #include "xzpar.h"
 
 #define WORKERS 2u
@@ -475,23 +475,13 @@ out:
 	return ok;
 }
 
-static bool two_cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return false;
-	return CPU_COUNT(&set) >= 2;
-}
-
-struct unpkg_xzpar *unpkg_xzpar_start(int fd, uint64_t off, uint64_t size)
+/* A decoder with the stream's index read, no pool and no thread yet; NULL
+ * if this decoder does not take the stream (or out of memory). */
+static struct unpkg_xzpar *prepare(int fd, uint64_t off, uint64_t size)
 {
 	struct unpkg_xzpar *x;
-	sigset_t all, old;
-	uint32_t i;
-	unsigned started = 0;
 
-	if (!two_cpus())
+	if (!unpkg_decomp_two_cpus())
 		return NULL;
 	x = calloc(1, sizeof(*x));
 	if (x == NULL)
@@ -502,8 +492,34 @@ struct unpkg_xzpar *unpkg_xzpar_start(int fd, uint64_t off, uint64_t size)
 	x->alloc.alloc = xz_alloc;
 	x->alloc.free = xz_free;
 	x->pool = MAP_FAILED;
-	if (!read_index(x, size))
-		goto fail;
+	if (read_index(x, size))
+		return x;
+	lzma_index_end(x->index, &x->alloc);
+	free(x);
+	return NULL;
+}
+
+bool unpkg_xzpar_takes(int fd, uint64_t off, uint64_t size)
+{
+	struct unpkg_xzpar *x = prepare(fd, off, size);
+
+	if (x == NULL)
+		return false;
+	lzma_index_end(x->index, &x->alloc);
+	free(x);
+	return true;
+}
+
+struct unpkg_xzpar *unpkg_xzpar_start(int fd, uint64_t off, uint64_t size)
+{
+	struct unpkg_xzpar *x;
+	sigset_t all, old;
+	uint32_t i;
+	unsigned started = 0;
+
+	x = prepare(fd, off, size);
+	if (x == NULL)
+		return NULL;
 	x->pool = mmap(NULL, (size_t)NCHUNKS * CHUNK, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (x->pool == MAP_FAILED)

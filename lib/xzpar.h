@@ -53,6 +53,10 @@ struct unpkg_xzpar;
  * NULL: the caller then decodes the stream sequentially. */
 struct unpkg_xzpar *unpkg_xzpar_start(int fd, uint64_t off, uint64_t size);
 
+/* Whether unpkg_xzpar_start() would take the stream (it reads the stream's
+ * index, and starts nothing). */
+bool unpkg_xzpar_takes(int fd, uint64_t off, uint64_t size);
+
 /* The reader's read callback, for archive_read_open() with `client` the
  * struct unpkg_xzpar.  A block it returns stays valid until the next
  * call. */

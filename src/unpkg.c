@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1459,6 +1460,16 @@ int main(int argc, char **argv)
 	size_t k;
 
 	check_exec_guard();
+#ifdef M_MMAP_THRESHOLD
+	/* Decompressors allocate windows of several MiB, one per package and
+	 * a few at once when packages are decoded ahead (deb.h).  Mapped,
+	 * each goes back whole when it is freed; glibc's default raises the
+	 * threshold past that size the first time one is freed, and the next
+	 * ones then come from the heap, whose pages stay resident: the peak
+	 * RSS of 100 packages went from 30 to 43 MiB.  A failure only leaves
+	 * the default. */
+	(void)mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
 	first = collect_argv(argc, argv, &args);
 	collect_config(&cfg, &conf, &conf_error, &conf_warning);
 	action = find_action(&args);

@@ -29,6 +29,7 @@
 #include <zlib.h>
 
 #include "deb.h"
+#include "decomp.h"
 #include "testutil.h"
 
 #define PATTERN_PERIOD 251
@@ -2981,6 +2982,372 @@ START_TEST(test_gzip_members)
 }
 END_TEST
 
+/* --- data.tar started early (unpkg_deb_prefetch()) ----------------------- */
+
+/* Read the whole of two readers of the same data.tar side by side: the
+ * same entries with the same content. */
+static void same_stream(struct unpkg_deb *a, struct unpkg_deb *b)
+{
+	struct unpkg_deb_entry ea, eb;
+	struct unpkg_err err;
+	int ra, rb;
+
+	for (;;) {
+		unpkg_err_init(&err);
+		ra = unpkg_deb_next(a, &ea, &err);
+		ck_assert_msg(ra >= 0, "%s", err.msg);
+		rb = unpkg_deb_next(b, &eb, &err);
+		ck_assert_msg(rb >= 0, "%s", err.msg);
+		ck_assert_int_eq(ra, rb);
+		if (ra == 0)
+			return;
+		ck_assert_str_eq(ea.path, eb.path);
+		ck_assert_int_eq(ea.type, eb.type);
+		ck_assert_int_eq(ea.size, eb.size);
+		if (ea.type == UNPKG_ENTRY_FILE) {
+			size_t la, lb;
+			char *ca = slurp(a, &la), *cb = slurp(b, &lb);
+
+			ck_assert_uint_eq(la, lb);
+			ck_assert_int_eq(memcmp(ca, cb, la), 0);
+			free(ca);
+			free(cb);
+		}
+	}
+}
+
+/* Started early, a compressed data.tar, however small, has its thread
+ * running before the first entry is asked for; what is read is what a
+ * reader started at its turn reads.  An uncompressed one starts
+ * nothing. */
+START_TEST(test_prefetch_same_entries)
+{
+	char *rnd = random_bytes(RANDOM_SIZE, 7);
+	const struct tu_entry ents[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./small", .data = "small\n" },
+		{ .type = 'f', .path = "./rnd", .data = rnd,
+		  .size = RANDOM_SIZE },
+		{ .type = 'f', .path = "./big", .size = 4u << 20 },
+	};
+	struct tu_deb d = { .entries = ents };
+	bool two = unpkg_decomp_two_cpus();
+	size_t c, n;
+
+	threads_baseline();
+	for (c = 0; c < sizeof(comps) / sizeof(comps[0]); c++)
+		for (n = 2; n <= 4; n += 2) {
+			const char *p = tp("pf.deb");
+			bool comp = strcmp(comps[c], "none") != 0;
+			struct unpkg_deb *plain, *early;
+			int fds;
+
+			d.data_comp = comps[c];
+			d.n_entries = n;
+			tu_build_deb(p, &d);
+			plain = open_ok(p);
+			early = open_ok(p);
+			fds = count_fds();
+			unpkg_deb_prefetch(early, 1u << 20);
+			ck_assert_msg(count_threads() == (comp && two ? 2 : 1),
+				      "data.tar.%s, %zu entries: %d threads",
+				      comps[c], n, count_threads());
+			ck_assert_int_eq(count_fds(), fds + (comp && two));
+			/* Twice is once. */
+			unpkg_deb_prefetch(early, 1u << 20);
+			ck_assert_int_eq(count_threads(), comp && two ? 2 : 1);
+			same_stream(early, plain);
+			ck_assert_int_eq(settled_threads(1), 1);
+			unpkg_deb_free(plain);
+			unpkg_deb_free(early);
+		}
+	free(rnd);
+}
+END_TEST
+
+/* The read offset of the descriptor this process has open on `path`
+ * (exactly one). */
+static long long fd_pos(const char *path)
+{
+	char link[PATH_MAX], want[PATH_MAX], info[300], *text, *pos;
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *de;
+	long long off = -1;
+	int found = 0;
+
+	ck_assert_ptr_nonnull(dir);
+	ck_assert_ptr_nonnull(realpath(path, want));
+	while ((de = readdir(dir)) != NULL) {
+		char name[300];
+		ssize_t n;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(name, sizeof(name), "/proc/self/fd/%s", de->d_name);
+		n = readlink(name, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, want) != 0)
+			continue;
+		found++;
+		snprintf(info, sizeof(info), "/proc/self/fdinfo/%s",
+			 de->d_name);
+		text = tu_read_file(info, NULL);
+		ck_assert_ptr_nonnull(text);
+		pos = strstr(text, "pos:");
+		ck_assert_ptr_nonnull(pos);
+		off = strtoll(pos + 4, NULL, 10);
+		free(text);
+	}
+	closedir(dir);
+	ck_assert_int_eq(found, 1);
+	return off;
+}
+
+/* fd_pos() once the reading has stopped. */
+static long long settled_pos(const char *path)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	long long before, now = fd_pos(path);
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		before = now;
+		nanosleep(&ts, NULL);
+		now = fd_pos(path);
+		if (now == before && i >= 2)
+			break;
+	}
+	return now;
+}
+
+/* The thread of a package started early decodes as many bytes as it was
+ * allowed ahead, and then waits: with incompressible content, about as
+ * many bytes of the file are read. */
+START_TEST(test_prefetch_reads_ahead)
+{
+	const size_t size = 6u << 20;
+	char *rnd;
+	const struct tu_entry ents[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./rnd", .size = size },
+	};
+	struct tu_deb d = { .entries = ents, .n_entries = 2,
+			    .data_comp = "zst" };
+	const char *p = tp("ahead.deb");
+	struct unpkg_deb *deb;
+	long long pos;
+
+	if (!unpkg_decomp_two_cpus())
+		return;		/* nothing is started on one CPU */
+	rnd = random_bytes(size, 8);
+	((struct tu_entry *)ents)[1].data = rnd;
+	tu_build_deb(p, &d);
+
+	deb = open_ok(p);
+	unpkg_deb_prefetch(deb, 3u << 20);
+	pos = settled_pos(p);
+	ck_assert_msg(pos > (2ll << 20) + (512ll << 10) &&
+		      pos < (4ll << 20), "read %lld bytes ahead", pos);
+	unpkg_deb_free(deb);
+
+	/* Asked for less than the least queue: that queue. */
+	deb = open_ok(p);
+	unpkg_deb_prefetch(deb, 1);
+	pos = settled_pos(p);
+	ck_assert_msg(pos > (256ll << 10) && pos < (2ll << 20),
+		      "read %lld bytes ahead", pos);
+	/* And the rest at its turn. */
+	{
+		struct unpkg_deb_entry e;
+		size_t len;
+		char *s;
+
+		next_ok(deb, &e);
+		next_ok(deb, &e);
+		s = slurp(deb, &len);
+		ck_assert_uint_eq(len, size);
+		ck_assert_int_eq(memcmp(s, rnd, size), 0);
+		free(s);
+		at_end(deb);
+	}
+	unpkg_deb_free(deb);
+	free(rnd);
+}
+END_TEST
+
+/* Nothing is reported by the early start: the first unpkg_deb_next()
+ * finds and reports what a reader started at its turn would. */
+START_TEST(test_prefetch_errors)
+{
+	char *rnd = random_bytes(RANDOM_SIZE, 9);
+	const struct tu_entry ents[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./rnd", .data = rnd,
+		  .size = RANDOM_SIZE },
+		{ .type = 'f', .path = "./big", .size = 2u << 20 },
+	};
+	struct tu_deb d = { .entries = ents, .n_entries = 3,
+			    .data_comp = "xz" };
+	const char *p = tp("e.deb");
+	const char *q = tp("e2.deb");
+	struct unpkg_err e1, e2;
+	char *body;
+	size_t len;
+	int k;
+
+	threads_baseline();
+	/* The file replaced, or gone, before the early start. */
+	for (k = 0; k < 2; k++) {
+		struct unpkg_deb *deb;
+		struct unpkg_deb_entry e;
+
+		tu_build_deb(p, &d);
+		deb = open_ok(p);
+		if (k == 0) {
+			tu_build_deb(q, &d);
+			ck_assert_int_eq(rename(q, p), 0);
+		} else {
+			ck_assert_int_eq(unlink(p), 0);
+		}
+		unpkg_deb_prefetch(deb, 1u << 20);
+		ck_assert_int_eq(count_threads(), 1);
+		unpkg_err_init(&e1);
+		ck_assert_int_eq(unpkg_deb_next(deb, &e, &e1), -1);
+		if (k == 0)
+			ck_assert_msg(strstr(e1.msg, "changed") != NULL, "%s",
+				      e1.msg);
+		else
+			ck_assert_int_eq(e1.errnum, ENOENT);
+		unpkg_deb_free(deb);
+	}
+
+	/* Damage in the middle of the stream: the same error at the same
+	 * entry. */
+	tu_build_deb(p, &d);
+	body = tu_read_file(p, &len);
+	ck_assert_ptr_nonnull(body);
+	body[len - 200000] ^= 0x55;
+	write_bytes(p, body, len);
+	free(body);
+	for (k = 0; k < 2; k++) {
+		struct unpkg_deb *deb = open_ok(p);
+		struct unpkg_err *err = k == 0 ? &e1 : &e2;
+
+		unpkg_err_init(err);
+		if (k == 1)
+			unpkg_deb_prefetch(deb, 4u << 20);
+		ck_assert_int_eq(drain(deb, err), -1);
+		unpkg_deb_free(deb);
+	}
+	ck_assert_int_eq(e1.code, e2.code);
+	ck_assert_str_eq(e1.msg, e2.msg);
+	free(rnd);
+}
+END_TEST
+
+/* A package started early and freed unread, its thread waiting on a full
+ * queue or finished, leaves nothing behind (the sanitizer build checks the
+ * memory). */
+START_TEST(test_prefetch_freed_unread)
+{
+	char *rnd = random_bytes(RANDOM_SIZE, 10);
+	const struct tu_entry ents[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./rnd", .data = rnd,
+		  .size = RANDOM_SIZE },
+		{ .type = 'f', .path = "./big", .size = 8u << 20 },
+	};
+	struct tu_deb d = { .entries = ents, .data_comp = "gz" };
+	int fds = count_fds();
+	size_t n;
+
+	threads_baseline();
+	for (n = 2; n <= 3; n++) {
+		struct unpkg_deb *deb;
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		d.n_entries = n;
+		tu_build_deb(tp("f.deb"), &d);
+		deb = open_ok(tp("f.deb"));
+		unpkg_deb_prefetch(deb, 1u << 20);
+		nanosleep(&ts, NULL);
+		unpkg_deb_free(deb);
+		ck_assert_int_eq(settled_threads(1), 1);
+		ck_assert_int_eq(count_fds(), fds);
+	}
+	free(rnd);
+}
+END_TEST
+
+/* An xz stream of several blocks is not started early: its two decoders
+ * start at its turn. */
+START_TEST(test_prefetch_leaves_blocks)
+{
+	char *rnd = random_bytes(1u << 20, 11);
+	const struct tu_entry ents[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./rnd", .data = rnd, .size = 1u << 20 },
+	};
+	static const struct tu_entry cent[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./control", .data = "Package: b\n" },
+	};
+	struct tu_deb d = { .entries = ents, .n_entries = 2 };
+	const char *p = tp("blocks.deb");
+	void *ctl, *tar;
+	size_t ctllen, tarlen, xzlen;
+	char *xz;
+	struct unpkg_deb *deb;
+	struct unpkg_deb_entry e;
+	int fds;
+
+	if (!unpkg_decomp_two_cpus())
+		return;
+	threads_baseline();
+	tu_build_tar(cent, 2, "gz", &ctl, &ctllen);
+	tu_build_tar(d.entries, d.n_entries, "none", &tar, &tarlen);
+	write_bytes(tp("data.tar"), tar, tarlen);
+	ck_assert_int_eq(run("xz -0 --block-size=262144 -c '%s' > '%s'",
+			     tp("data.tar"), tp("data.tar.xz")), 0);
+	xz = tu_read_file(tp("data.tar.xz"), &xzlen);
+	ck_assert_ptr_nonnull(xz);
+	{
+		const struct tu_member m[] = {
+			{ "debian-binary", "2.0\n", 4 },
+			{ "control.tar.gz", ctl, ctllen },
+			{ "data.tar.xz", xz, xzlen },
+		};
+
+		build_members(p, m, 3);
+	}
+	deb = open_ok(p);
+	fds = count_fds();
+	unpkg_deb_prefetch(deb, 1u << 20);
+	ck_assert_int_eq(count_threads(), 1);
+	ck_assert_int_eq(count_fds(), fds);
+	next_ok(deb, &e);
+	ck_assert_int_eq(count_threads(), 3);
+	next_ok(deb, &e);
+	ck_assert_str_eq(e.path, "rnd");
+	{
+		size_t len;
+		char *s = slurp(deb, &len);
+
+		ck_assert_uint_eq(len, 1u << 20);
+		ck_assert_int_eq(memcmp(s, rnd, len), 0);
+		free(s);
+	}
+	at_end(deb);
+	unpkg_deb_free(deb);
+	free(rnd);
+	free(xz);
+	free(tar);
+	free(ctl);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("deb");
@@ -3028,6 +3395,11 @@ int main(void)
 	tcase_add_test(tc, test_gzip_trailer);
 	tcase_add_test(tc, test_gzip_control_trailer);
 	tcase_add_test(tc, test_gzip_members);
+	tcase_add_test(tc, test_prefetch_same_entries);
+	tcase_add_test(tc, test_prefetch_reads_ahead);
+	tcase_add_test(tc, test_prefetch_errors);
+	tcase_add_test(tc, test_prefetch_freed_unread);
+	tcase_add_test(tc, test_prefetch_leaves_blocks);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }
