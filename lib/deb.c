@@ -13,7 +13,9 @@
  * to keep: an xz decoder holds its whole dictionary (8 MiB at the default
  * level, of which a few pages are touched at once), zstd and bzip2 their
  * windows and blocks, libarchive its read-ahead.  So once data.tar has been
- * reached and checked, a package read from a regular file is "parked":
+ * reached (and the magic number of its compression checked: nothing is
+ * decompressed, magic_right()), a package read from a regular file is
+ * "parked":
  * both readers and their buffers are freed, and the file is closed if we
  * opened it.  The first unpkg_deb_next() reopens it (checking that it is
  * still the same file), walks the container to data.tar again (the members
@@ -1032,6 +1034,36 @@ static int open_outer(struct unpkg_deb *deb, struct unpkg_err *err)
 	return 0;
 }
 
+/* Whether data.tar, the current member, starts with the magic number of
+ * the compression its name announces, which is what libarchive's filter
+ * looks for first.  Read with pread(), so the member is not consumed;
+ * false also when that cannot be told (a member header member_offset()
+ * does not take, a short read). */
+static bool magic_right(struct unpkg_deb *deb, enum comp comp)
+{
+	static const struct {
+		const char *bytes;
+		size_t len;
+	} magic[] = {
+		[COMP_GZIP] = { "\x1f\x8b", 2 },
+		[COMP_XZ] = { "\xfd" "7zXZ\0", 6 },
+		[COMP_ZSTD] = { "\x28\xb5\x2f\xfd", 4 },
+		[COMP_BZIP2] = { "BZh", 3 },
+	};
+	unsigned char buf[8];
+	size_t len = magic[comp].len;
+	uint64_t off;
+	ssize_t n;
+
+	if (len == 0 || deb->cur_size < (int64_t)len ||
+	    !member_offset(deb, &off))
+		return false;
+	do
+		n = pread(deb->fd, buf, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len && memcmp(buf, magic[comp].bytes, len) == 0;
+}
+
 static int open_reader(struct unpkg_deb *deb, struct unpkg_err *err)
 {
 	const char *name;
@@ -1089,6 +1121,14 @@ static int open_reader(struct unpkg_deb *deb, struct unpkg_err *err)
 			strcpy(deb->data_name, name);
 			deb->data_index = deb->ar_index - 1;
 			deb->data_comp = comp;
+			/* A package that is then parked leaves data.tar to
+			 * its turn: a tar reader opened here would
+			 * decompress a first block (64 KiB of output, 1 to
+			 * 2 ms of xz) only to throw it away.  The reader is
+			 * opened only if the start looks wrong, to say what
+			 * it says of it. */
+			if (deb->parkable && magic_right(deb, comp))
+				return 0;
 			return open_inner(deb, comp, &deb->inner, err);
 		}
 		return unpkg_err_set(err, UNPKG_ERR_FORMAT,

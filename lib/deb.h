@@ -17,7 +17,10 @@
  * unpkg_deb_open() and its first unpkg_deb_next(), which opens the file
  * again (by path, or by seeking the caller's descriptor back) and fails if
  * it is no longer the same file (device, inode, size, modification time).
- * A pipe is read once and keeps its readers.
+ * Of such a package's data.tar, unpkg_deb_open() checks only that it starts
+ * as its compression must; damage inside it is reported by unpkg_deb_next()
+ * or unpkg_deb_read(), before any entry that follows the damage.  A pipe
+ * is read once and keeps its readers.
  *
  * Threads: from its first unpkg_deb_next() (or unpkg_deb_prefetch()) until
  * the end of data.tar, an error, or unpkg_deb_free(), a package read from
