@@ -1038,7 +1038,8 @@ static int open_outer(struct unpkg_deb *deb, struct unpkg_err *err)
  * the compression its name announces, which is what libarchive's filter
  * looks for first.  Read with pread(), so the member is not consumed;
  * false also when that cannot be told (a member header member_offset()
- * does not take, a short read). */
+ * does not take, a short read), and for an uncompressed member, which
+ * has no magic number and whose tar reader decompresses nothing. */
 static bool magic_right(struct unpkg_deb *deb, enum comp comp)
 {
 	static const struct {

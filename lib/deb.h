@@ -115,7 +115,7 @@ const struct unpkg_deb_member *unpkg_deb_member(const struct unpkg_deb *deb,
 
 /* The caller will work on other packages before this one: start
  * decompressing this one's data.tar now, in a thread that decodes up to
- * `ahead` bytes (at least UNPKG_DECOMP_QUEUE_MIN) before the first
+ * `ahead` bytes (at least UNPKG_DECOMP_QUEUE) before the first
  * unpkg_deb_next() takes them, so that the two overlap on a second CPU.
  * Memory: those bytes, and the decoder's window for them.  Does nothing
  * where that cannot pay or would cost more than one decoder: a package

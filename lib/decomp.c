@@ -32,7 +32,7 @@
 
 #define SLOT_SIZE (64u * 1024)
 #define WAKE 4u
-#define MIN_SLOTS (UNPKG_DECOMP_QUEUE_MIN / SLOT_SIZE)
+#define MIN_SLOTS (UNPKG_DECOMP_QUEUE / SLOT_SIZE)
 
 struct unpkg_decomp {
 	struct archive *raw;

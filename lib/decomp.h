@@ -32,12 +32,10 @@
 
 #include <archive.h>
 
-/* Bytes of decompressed data in flight at most, for a consumer that keeps
- * up with the producer. */
+/* Bytes of decompressed data in flight, enough for a consumer that keeps
+ * up with the producer; the least queue there is (smaller sizes are
+ * rounded up to it). */
 #define UNPKG_DECOMP_QUEUE (512u * 1024)
-
-/* The least queue there is: smaller sizes are rounded up to it. */
-#define UNPKG_DECOMP_QUEUE_MIN (512u * 1024)
 
 struct unpkg_decomp;
 

@@ -3058,10 +3058,11 @@ static void same_stream(struct unpkg_deb *a, struct unpkg_deb *b)
 	}
 }
 
-/* Started early, a compressed data.tar, however small, has its thread
- * running before the first entry is asked for; what is read is what a
- * reader started at its turn reads.  An uncompressed one starts
- * nothing. */
+/* Started early, a compressed data.tar, however small, is opened (its
+ * descriptor) and decoded before the first entry is asked for, by a
+ * thread that waits once it is as far ahead as allowed (a small one may
+ * be done already); what is read is what a reader started at its turn
+ * reads.  An uncompressed one starts nothing. */
 START_TEST(test_prefetch_same_entries)
 {
 	char *rnd = random_bytes(RANDOM_SIZE, 7);
@@ -3091,13 +3092,15 @@ START_TEST(test_prefetch_same_entries)
 			early = open_ok(p);
 			fds = count_fds();
 			unpkg_deb_prefetch(early, 1u << 20);
-			ck_assert_msg(count_threads() == (comp && two ? 2 : 1),
-				      "data.tar.%s, %zu entries: %d threads",
-				      comps[c], n, count_threads());
 			ck_assert_int_eq(count_fds(), fds + (comp && two));
+			if (n == 4)
+				ck_assert_msg(count_threads() ==
+						      (comp && two ? 2 : 1),
+					      "data.tar.%s: %d threads",
+					      comps[c], count_threads());
 			/* Twice is once. */
 			unpkg_deb_prefetch(early, 1u << 20);
-			ck_assert_int_eq(count_threads(), comp && two ? 2 : 1);
+			ck_assert_int_eq(count_fds(), fds + (comp && two));
 			same_stream(early, plain);
 			ck_assert_int_eq(settled_threads(1), 1);
 			unpkg_deb_free(plain);
