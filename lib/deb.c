@@ -123,6 +123,8 @@ struct unpkg_deb {
 	 * the position of data.tar among the ar members (0-based). */
 	bool parkable;
 	bool parked;
+	/* unpkg_deb_prefetch() was called: the early start is tried once. */
+	bool early_tried;
 	struct stat id;
 	off_t start;
 	unsigned int ar_index;	/* members read so far by next_member() */
@@ -1485,9 +1487,10 @@ void unpkg_deb_prefetch(struct unpkg_deb *deb, size_t ahead)
 {
 	struct unpkg_err ignored;
 
-	if (deb->state != ST_DATA || !deb->parked ||
+	if (deb->state != ST_DATA || !deb->parked || deb->early_tried ||
 	    !comp_threaded(deb->data_comp) || !unpkg_decomp_two_cpus())
 		return;
+	deb->early_tried = true;
 	unpkg_err_init(&ignored);
 	/* Whatever went wrong, or was left to the package's turn, is found
 	 * again then, and reported if it is an error. */

@@ -117,11 +117,11 @@ const struct unpkg_deb_member *unpkg_deb_member(const struct unpkg_deb *deb,
  * decompressing this one's data.tar now, in a thread that decodes up to
  * `ahead` bytes (at least UNPKG_DECOMP_QUEUE) before the first
  * unpkg_deb_next() takes them, so that the two overlap on a second CPU.
- * Memory: those bytes, and the decoder's window for them.  Does nothing
- * where that cannot pay or would cost more than one decoder: a package
- * read from a pipe or already started, an uncompressed data.tar, an xz
- * stream of several blocks (its two decoders start at its turn), a single
- * CPU.  Nothing is reported: whatever fails here (the file gone or
+ * Memory: those bytes, and the decoder's window for them.  Tried once per
+ * package: later calls do nothing.  Does nothing where that cannot pay or
+ * would cost more than one decoder: a package read from a pipe or already
+ * started, an uncompressed data.tar, an xz stream of several blocks (its
+ * two decoders start at its turn), a single CPU.  Nothing is reported: whatever fails here (the file gone or
  * changed, a damaged stream) is found again by the first
  * unpkg_deb_next(), which reports it exactly as without this call.  A
  * package so started holds a descriptor, its decoder and its queue until

@@ -3326,8 +3326,23 @@ START_TEST(test_prefetch_freed_unread)
 }
 END_TEST
 
+/* Read system calls this process has made so far. */
+static long long read_calls(void)
+{
+	char *text = tu_read_file("/proc/self/io", NULL), *p;
+	long long n;
+
+	ck_assert_ptr_nonnull(text);
+	p = strstr(text, "syscr:");
+	ck_assert_ptr_nonnull(p);
+	n = strtoll(p + 6, NULL, 10);
+	free(text);
+	return n;
+}
+
 /* An xz stream of several blocks is not started early: its two decoders
- * start at its turn. */
+ * start at its turn.  Asked again (before each package ahead of it), the
+ * early start is not tried again: the file is not read again. */
 START_TEST(test_prefetch_leaves_blocks)
 {
 	char *rnd = random_bytes(1u << 20, 11);
@@ -3372,6 +3387,14 @@ START_TEST(test_prefetch_leaves_blocks)
 	unpkg_deb_prefetch(deb, 1u << 20);
 	ck_assert_int_eq(count_threads(), 1);
 	ck_assert_int_eq(count_fds(), fds);
+	{
+		long long r1 = read_calls(), r2 = read_calls(), r3;
+
+		unpkg_deb_prefetch(deb, 1u << 20);
+		r3 = read_calls();
+		ck_assert_msg(r3 - r2 == r2 - r1, "%lld reads by a second "
+			      "early start", (r3 - r2) - (r2 - r1));
+	}
 	next_ok(deb, &e);
 	ck_assert_int_eq(count_threads(), 3);
 	next_ok(deb, &e);
