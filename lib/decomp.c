@@ -178,7 +178,8 @@ static unsigned char *map_queue(unsigned nslots)
 	return p != MAP_FAILED ? p : NULL;
 }
 
-static void unmap_queue(struct unpkg_decomp *d)
+/* Unmap the queue and free its lengths; either may be missing. */
+static void free_queue(struct unpkg_decomp *d)
 {
 	/* Fails only for a range that is not a mapping. */
 	if (d->buf != NULL)
@@ -203,7 +204,7 @@ struct unpkg_decomp *unpkg_decomp_start(struct archive *raw, size_t queue)
 	d->len = calloc(d->nslots, sizeof(*d->len));
 	d->buf = map_queue(d->nslots);
 	if (d->len == NULL || d->buf == NULL) {
-		unmap_queue(d);
+		free_queue(d);
 		return d;
 	}
 	if (pthread_mutex_init(&d->lock, NULL) != 0)
@@ -227,7 +228,7 @@ no_emptied:
 no_filled:
 	pthread_mutex_destroy(&d->lock);
 no_lock:
-	unmap_queue(d);
+	free_queue(d);
 	return d;
 }
 
@@ -386,6 +387,6 @@ void unpkg_decomp_free(struct unpkg_decomp *d)
 		pthread_cond_destroy(&d->filled);
 		pthread_mutex_destroy(&d->lock);
 	}
-	unmap_queue(d);
+	free_queue(d);
 	free(d);
 }
