@@ -460,6 +460,14 @@ int tu_run_suite(Suite *s)
 	return failed ? 1 : 0;
 }
 
+void tu_skip_part(const char *what, const char *why)
+{
+	/* Check forks each test; flush so the line is not lost or doubled. */
+	fprintf(stderr, "%s: SKIP PART: %s: %s\n", program_invocation_short_name,
+		what, why);
+	fflush(stderr);
+}
+
 int tu_deny_syscall(long nr, int errnum)
 {
 	struct sock_filter insns[] = {

@@ -83,6 +83,11 @@ void tu_write_file(const char *path, const char *data, mode_t mode);
  * exit normally. */
 int tu_run_quiet(const char *const argv[]);
 
+/* A part of a test program (what) cannot run here; the rest goes on.
+ * Prints "PROGRAM: SKIP PART: WHAT: WHY" on stderr, the line run-tests.sh
+ * collects from the logs (as the shell tests' skip_part does). */
+void tu_skip_part(const char *what, const char *why);
+
 /* Install a seccomp filter in the calling process under which system call
  * `nr` fails with `errnum` (for testing fallbacks; call it in a forked
  * child).  Returns 0, or -1 with errno set. */
