@@ -17,6 +17,7 @@ struct commit_dir {
 	ino_t ino;
 	int touched;		/* something was created or renamed in it */
 	int pending;		/* holds a file still open for a sync */
+	int database;		/* beneath unpkg_commit_database_root() */
 };
 
 enum entry_state {
@@ -89,6 +90,7 @@ struct unpkg_commit {
 		const char *shown;
 	} names[2];
 	size_t nnames;
+	const struct unpkg_root *db_root;
 
 	struct commit_dir *dirs;
 	size_t ndirs, capdirs;
@@ -149,6 +151,8 @@ int commit_fdatasync_open(struct unpkg_commit *c, struct unpkg_err *err);
  * closing them: fdatasync them and fsync every touched directory / syncfs
  * every filesystem holding a touched directory or an open file. */
 int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err);
+/* The same, fsyncing only the touched directories of the database. */
+int commit_fsync_database_dirs(struct unpkg_commit *c, struct unpkg_err *err);
 int commit_syncfs_touched(struct unpkg_commit *c, struct unpkg_err *err);
 
 #endif
