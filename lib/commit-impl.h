@@ -113,7 +113,8 @@ struct unpkg_commit {
 	struct commit_fs *fs;	/* UNPKG_COMMIT_PER_FS: the file systems seen */
 	size_t nfs, capfs;
 
-	struct io_uring *ring;	/* the uring strategy's, once set up */
+	struct io_uring *ring;	/* commit_ring_pass()'s, once set up */
+	int ring_refused;	/* the kernel refused to set one up */
 	/* A sync failed: nothing synced since can be trusted, and the same
 	 * files or directories must not be synced again (the kernel may have
 	 * marked their pages clean, so a second try could lie). */
@@ -127,8 +128,18 @@ struct unpkg_commit {
 int commit_start_writeback(struct unpkg_commit *c, struct commit_entry *e,
 			   struct unpkg_err *err);
 
-/* Free the uring strategy's ring, if any. */
+/* Free the ring of commit_ring_pass(), if any. */
 void commit_uring_free(struct unpkg_commit *c);
+
+/* One pass of syncs submitted together through io_uring (commit-uring.c),
+ * so the filesystem can fold them into few journal commits and the block
+ * layer merge their flushes: the files still open (fdatasync if `files`;
+ * otherwise fsync, with the touched directories, only the database's if
+ * `database_only`), then closed.  1 when done; 0 when io_uring cannot be
+ * set up here (nothing was synced; `why` says why; it is not tried
+ * again); -1 on error. */
+int commit_ring_pass(struct unpkg_commit *c, int files, int database_only,
+		     char *why, size_t whylen, struct unpkg_err *err);
 
 /* Close a staged file's descriptor (no-op if closed).  A close error is a
  * write error: reported, never ignored. */
