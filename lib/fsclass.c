@@ -146,11 +146,57 @@ out:
 	return ret;
 }
 
+/* The kernel's name of block device `dev` from /proc/partitions, which
+ * lists every block device with a size as "MAJOR MINOR BLOCKS NAME": for
+ * a chroot or container where /proc is mounted and /sys is not.  0 on
+ * success, 1 if it cannot be found, -1 on error. */
+static int partitions_name(const char *proc, dev_t dev, char *name,
+			   size_t size, struct unpkg_err *err)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int rc = 1, len;
+
+	len = snprintf(path, sizeof(path), "%s/partitions", proc);
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return unpkg_err_set(err, UNPKG_ERR_USAGE,
+				     "procfs path too long: %s", proc);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOMEM ? unpkg_err_nomem(err) : 1;
+	errno = 0;
+	while (getline(&line, &cap, f) != -1) {
+		unsigned int maj, min;
+		unsigned long long blocks;
+		int end = 0;
+
+		/* the heading and the blank line do not scan */
+		if (sscanf(line, "%u %u %llu %n", &maj, &min, &blocks,
+			   &end) != 3 || end == 0 || maj != major(dev) ||
+		    min != minor(dev))
+			continue;
+		len = (int)strcspn(line + end, " \t\n");
+		if (len == 0 || (size_t)len >= size)
+			break;
+		memcpy(name, line + end, (size_t)len);
+		name[len] = '\0';
+		rc = 0;
+		break;
+	}
+	if (rc != 0 && errno == ENOMEM)
+		rc = unpkg_err_nomem(err);
+	free(line);
+	fclose(f);
+	return rc;
+}
+
 /* The kernel's name of block device `dev` ("sda1", "dm-0", "loop3"): the
- * last component of the /sys/dev/block/MAJ:MIN link.  0 on success, 1 if
- * it cannot be found, -1 on error. */
-static int kernel_name(const char *sys, dev_t dev, char *name, size_t size,
-		       struct unpkg_err *err)
+ * last component of the /sys/dev/block/MAJ:MIN link, or where sysfs is
+ * not mounted, its line in /proc/partitions.  0 on success, 1 if it
+ * cannot be found, -1 on error. */
+static int kernel_name(const char *sys, const char *proc, dev_t dev,
+		       char *name, size_t size, struct unpkg_err *err)
 {
 	char path[PATH_MAX], target[PATH_MAX];
 	const char *base;
@@ -164,7 +210,7 @@ static int kernel_name(const char *sys, dev_t dev, char *name, size_t size,
 				     "sysfs path too long: %s", sys);
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n <= 0)
-		return 1;
+		return partitions_name(proc, dev, name, size, err);
 	target[n] = '\0';
 	while (n > 1 && target[n - 1] == '/')
 		target[--n] = '\0';
@@ -285,7 +331,7 @@ static int classify_ext(dev_t dev, const char *sys, const char *proc,
 	char name[256], fstype[32];
 	int rc, journal;
 
-	rc = kernel_name(sys, dev, name, sizeof(name), err);
+	rc = kernel_name(sys, proc, dev, name, sizeof(name), err);
 	if (rc < 0)
 		return -1;
 	if (rc == 0 && ext4_driver_journal(sys, proc, name, &journal) == 0) {
