@@ -146,20 +146,22 @@ out:
 	return ret;
 }
 
-/* The kernel's name of block device `dev` from /proc/partitions, which
- * lists every block device with a size as "MAJOR MINOR BLOCKS NAME": for
- * a chroot or container where /proc is mounted and /sys is not.  0 on
- * success, 1 if it cannot be found, -1 on error. */
-static int partitions_name(const char *proc, dev_t dev, char *name,
-			   size_t size, struct unpkg_err *err)
+/* Where a line of a procfs file names device `dev`, pick() returns the
+ * token wanted from it (and its length), else NULL. */
+typedef const char *pick_fn(const char *line, dev_t dev, size_t *len);
+
+/* The token pick() finds on the first line of PROC/FILE that names `dev`,
+ * into out.  0 found, 1 not found or unreadable, -1 on error. */
+static int proc_token(const char *proc, const char *file, pick_fn *pick,
+		      dev_t dev, char *out, size_t size, struct unpkg_err *err)
 {
 	char path[PATH_MAX], *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, len;
 	FILE *f;
-	int rc = 1, len;
+	int rc = 1, n;
 
-	len = snprintf(path, sizeof(path), "%s/partitions", proc);
-	if (len < 0 || (size_t)len >= sizeof(path))
+	n = snprintf(path, sizeof(path), "%s/%s", proc, file);
+	if (n < 0 || (size_t)n >= sizeof(path))
 		return unpkg_err_set(err, UNPKG_ERR_USAGE,
 				     "procfs path too long: %s", proc);
 	f = fopen(path, "re");
@@ -167,20 +169,12 @@ static int partitions_name(const char *proc, dev_t dev, char *name,
 		return errno == ENOMEM ? unpkg_err_nomem(err) : 1;
 	errno = 0;
 	while (getline(&line, &cap, f) != -1) {
-		unsigned int maj, min;
-		unsigned long long blocks;
-		int end = 0;
+		const char *tok = pick(line, dev, &len);
 
-		/* the heading and the blank line do not scan */
-		if (sscanf(line, "%u %u %llu %n", &maj, &min, &blocks,
-			   &end) != 3 || end == 0 || maj != major(dev) ||
-		    min != minor(dev))
+		if (tok == NULL || len == 0 || len >= size)
 			continue;
-		len = (int)strcspn(line + end, " \t\n");
-		if (len == 0 || (size_t)len >= size)
-			break;
-		memcpy(name, line + end, (size_t)len);
-		name[len] = '\0';
+		memcpy(out, tok, len);
+		out[len] = '\0';
 		rc = 0;
 		break;
 	}
@@ -189,6 +183,46 @@ static int partitions_name(const char *proc, dev_t dev, char *name,
 	free(line);
 	fclose(f);
 	return rc;
+}
+
+/* A line of /proc/partitions, "MAJOR MINOR BLOCKS NAME": the name.  It
+ * lists every block device with a size, so it names the device for a
+ * chroot or container where /proc is mounted and /sys is not. */
+static const char *pick_partition(const char *line, dev_t dev, size_t *len)
+{
+	unsigned int maj, min;
+	unsigned long long blocks;
+	int end = 0;
+
+	/* the heading and the blank line do not scan */
+	if (sscanf(line, "%u %u %llu %n", &maj, &min, &blocks, &end) != 3 ||
+	    end == 0 || maj != major(dev) || min != minor(dev))
+		return NULL;
+	*len = strcspn(line + end, " \t\n");
+	return line + end;
+}
+
+/* A line of mountinfo, "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS
+ * [TAGS...] - TYPE ...": the type of the mount. */
+static const char *pick_mount_type(const char *line, dev_t dev, size_t *len)
+{
+	char want[64];
+	const char *p = line, *sep;
+	int field;
+
+	snprintf(want, sizeof(want), "%u:%u ", major(dev), minor(dev));
+	for (field = 0; field < 2 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p || strncmp(p, want, strlen(want)) != 0)
+		return NULL;
+	sep = strstr(p, " - ");
+	if (!sep)
+		return NULL;
+	*len = strcspn(sep + 3, " \n");
+	return sep + 3;
 }
 
 /* The kernel's name of block device `dev` ("sda1", "dm-0", "loop3"): the
@@ -210,7 +244,8 @@ static int kernel_name(const char *sys, const char *proc, dev_t dev,
 				     "sysfs path too long: %s", sys);
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n <= 0)
-		return partitions_name(proc, dev, name, size, err);
+		return proc_token(proc, "partitions", pick_partition, dev,
+				  name, size, err);
 	target[n] = '\0';
 	while (n > 1 && target[n - 1] == '/')
 		target[--n] = '\0';
@@ -272,59 +307,6 @@ static int ext4_driver_journal(const char *sys, const char *proc,
 	return 1;
 }
 
-/* The type of a mount of device `dev` in mountinfo ("ext2", ...) into
- * fstype.  0 found, 1 not found or unreadable, -1 on error. */
-static int mount_type(const char *proc, dev_t dev, char *fstype, size_t size,
-		      struct unpkg_err *err)
-{
-	char path[PATH_MAX], want[64];
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *f = NULL;
-	int rc = 1, len;
-
-	len = snprintf(path, sizeof(path), "%s/self/mountinfo", proc);
-	if (len < 0 || (size_t)len >= sizeof(path))
-		return unpkg_err_set(err, UNPKG_ERR_USAGE,
-				     "procfs path too long: %s", proc);
-	snprintf(want, sizeof(want), "%u:%u", major(dev), minor(dev));
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOMEM ? unpkg_err_nomem(err) : 1;
-	errno = 0;
-	while (getline(&line, &cap, f) != -1) {
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE ... */
-		char *p = line, *sep, *type;
-		size_t tlen;
-		int field;
-
-		for (field = 0; field < 2 && p; field++) {
-			p = strchr(p, ' ');
-			if (p)
-				p++;
-		}
-		if (!p || strncmp(p, want, strlen(want)) != 0 ||
-		    p[strlen(want)] != ' ')
-			continue;
-		sep = strstr(p, " - ");
-		if (!sep)
-			continue;
-		type = sep + 3;
-		tlen = strcspn(type, " \n");
-		if (tlen == 0 || tlen >= size)
-			continue;
-		memcpy(fstype, type, tlen);
-		fstype[tlen] = '\0';
-		rc = 0;
-		break;
-	}
-	if (rc != 0 && errno == ENOMEM)
-		rc = unpkg_err_nomem(err);
-	free(line);
-	fclose(f);
-	return rc;
-}
-
 static int classify_ext(dev_t dev, const char *sys, const char *proc,
 			enum unpkg_fsclass *out, struct unpkg_err *err)
 {
@@ -338,7 +320,8 @@ static int classify_ext(dev_t dev, const char *sys, const char *proc,
 		*out = journal ? UNPKG_FSCLASS_EXT4 : UNPKG_FSCLASS_EXT2;
 		return 0;
 	}
-	rc = mount_type(proc, dev, fstype, sizeof(fstype), err);
+	rc = proc_token(proc, "self/mountinfo", pick_mount_type, dev, fstype,
+			sizeof(fstype), err);
 	if (rc < 0)
 		return -1;
 	*out = UNPKG_FSCLASS_OTHER;
