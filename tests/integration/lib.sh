@@ -101,27 +101,93 @@ trap on_err ERR
 TEST_MOUNTS=()
 
 # register_mount DIR: unmount DIR when the test ends (see errors.sh).
+# Mounts are released in the reverse order of registration, so register
+# a mount made inside another after it.
 register_mount() {
 	TEST_MOUNTS+=("$1")
 }
 
+# is_mounted DIR: DIR is a mount point (also a dead FUSE mount, which
+# mountpoint(1) cannot stat).
+is_mounted() {
+	mountpoint -q -- "$1" 2>/dev/null ||
+		findmnt -rn -o TARGET | grep -qxF -- "$1"
+}
+
+# release_mount DIR: unmount DIR, every mount stacked on it, retrying for
+# a few seconds while it is busy (a process of the test may still be
+# ending); return 1, showing what is left, if it stays mounted.
+release_mount() {
+	local m=$1 try err=
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		is_mounted "$m" || return 0
+		err=$(umount -- "$m" 2>&1) && continue
+		sleep 0.5
+	done
+	is_mounted "$m" || return 0
+	printf '%s: ERROR: cannot unmount %s: %s\n' "$TEST_NAME" "$m" "$err" >&2
+	findmnt -R -- "$m" >&2
+	return 1
+}
+
+# mounts_under DIR: the mount points at or under DIR (in this mount
+# namespace), one a line.
+mounts_under() {
+	findmnt -rn -o TARGET | awk -v d="$1" '$0 == d || index($0, d "/") == 1'
+}
+
+# The end of every test: release the registered mounts, remove the scratch
+# directory - never while a file system is still mounted under it, rm
+# would descend into it - and look for sanitizer reports.  A mount that
+# cannot be released is a hard error (exit 99), reported with what is
+# still mounted; the scratch directory is then left in place.
 on_exit() {
-	local rc=$? m
+	local rc=$? k left
 	trap - ERR
 	set +e
-	for m in "${TEST_MOUNTS[@]}"; do
-		mountpoint -q "$m" && umount "$m"
+	for ((k = ${#TEST_MOUNTS[@]} - 1; k >= 0; k--)); do
+		release_mount "${TEST_MOUNTS[k]}" || rc=99
 	done
 	if [ "${UNPKG_TEST_KEEP:-0}" = 1 ]; then
 		printf '%s: scratch directory kept: %s\n' "$TEST_NAME" "$TESTDIR" >&2
 	elif [ -n "${TESTDIR:-}" ] && [ -d "$TESTDIR" ]; then
-		rm -rf -- "$TESTDIR"
+		left=$(mounts_under "$TESTDIR")
+		if [ -n "$left" ]; then
+			printf '%s: ERROR: still mounted under the scratch directory, left in place: %s\n' \
+				"$TEST_NAME" "$TESTDIR" >&2
+			printf '    | %s\n' $left >&2
+			rc=99
+		elif ! rm -rf --one-file-system -- "$TESTDIR"; then
+			printf '%s: ERROR: cannot remove the scratch directory %s\n' \
+				"$TEST_NAME" "$TESTDIR" >&2
+			rc=99
+		fi
+	fi
+	if ! no_sanitizer_reports; then
+		rc=1
 	fi
 	if [ "$rc" -eq 0 ] && [ "$TEST_FAILURES" -gt 0 ]; then
 		printf '%s: %d check(s) failed\n' "$TEST_NAME" "$TEST_FAILURES" >&2
 		rc=1
 	fi
 	exit "$rc"
+}
+
+# no_sanitizer_reports: in a sanitizer build, make check gives each test a
+# directory UNPKG_SAN_DIR where every sanitized process (unpkg run by the
+# test, whatever its exit status was expected to be) writes its ASan, LSan
+# and UBSan reports (see Makefile.am).  Print every report found there and
+# return 1; return 0 when there is none (or no such directory).
+no_sanitizer_reports() {
+	local f found=0
+	[ -n "${UNPKG_SAN_DIR:-}" ] || return 0
+	for f in "$UNPKG_SAN_DIR"/*; do
+		[ -f "$f" ] || continue
+		found=1
+		printf '%s: FAIL: sanitizer report %s:\n' "$TEST_NAME" "$f" >&2
+		sed 's/^/    | /' -- "$f" >&2
+	done
+	[ "$found" -eq 0 ]
 }
 
 TESTDIR=$(mktemp -d "${UNPKG_TEST_TMPDIR:-${TMPDIR:-/tmp}}/unpkg-$TEST_NAME.XXXXXX")
