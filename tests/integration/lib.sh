@@ -100,9 +100,8 @@ trap on_err ERR
 
 TEST_MOUNTS=()
 
-# register_mount DIR: unmount DIR when the test ends (see errors.sh).
-# Mounts are released in the reverse order of registration, so register
-# a mount made inside another after it.
+# register_mount DIR: unmount DIR, and every mount below it, when the test
+# ends (see errors.sh).  Mounts are released in the order of registration.
 register_mount() {
 	TEST_MOUNTS+=("$1")
 }
@@ -114,14 +113,15 @@ is_mounted() {
 		findmnt -rn -o TARGET | grep -qxF -- "$1"
 }
 
-# release_mount DIR: unmount DIR, every mount stacked on it, retrying for
-# a few seconds while it is busy (a process of the test may still be
-# ending); return 1, showing what is left, if it stays mounted.
+# release_mount DIR: unmount DIR with every mount below it (umount -R)
+# and every mount stacked on it, retrying for a few seconds while one is
+# busy (a process of the test may still be ending); return 1, showing what
+# is left, if DIR stays mounted.
 release_mount() {
 	local m=$1 try err=
 	for try in 1 2 3 4 5 6 7 8 9 10; do
 		is_mounted "$m" || return 0
-		err=$(umount -- "$m" 2>&1) && continue
+		err=$(umount -R -- "$m" 2>&1) && continue
 		sleep 0.5
 	done
 	is_mounted "$m" || return 0
@@ -142,11 +142,11 @@ mounts_under() {
 # cannot be released is a hard error (exit 99), reported with what is
 # still mounted; the scratch directory is then left in place.
 on_exit() {
-	local rc=$? k left
+	local rc=$? m left
 	trap - ERR
 	set +e
-	for ((k = ${#TEST_MOUNTS[@]} - 1; k >= 0; k--)); do
-		release_mount "${TEST_MOUNTS[k]}" || rc=99
+	for m in "${TEST_MOUNTS[@]}"; do
+		release_mount "$m" || rc=99
 	done
 	if [ "${UNPKG_TEST_KEEP:-0}" = 1 ]; then
 		printf '%s: scratch directory kept: %s\n' "$TEST_NAME" "$TESTDIR" >&2
