@@ -1,9 +1,9 @@
 #!/bin/bash
 # debootstrap.sh - unpkg as apt's dpkg in a real Debian 12 system.
 #
-# A Debian 12 (bookworm) minbase root is made with debootstrap from a Debian
-# archive and kept in a cache directory, so later runs on the same machine
-# reuse it:
+# A Debian 12 (bookworm) minbase root is made with debootstrap from the
+# Debian archive of the host's apt sources and kept in a cache directory,
+# so later runs on the same machine reuse it:
 #   $UNPKG_TEST_CACHE (default /var/cache/unpkg-tests)/bookworm-minbase
 # Two twin roots are copied from it.  In each, chrooted, apt-get installs
 # the same packages: in one with unpkg as its dpkg (-o Dir::Bin::dpkg=...),
@@ -33,21 +33,43 @@
 # /opt/unpkg-test in both roots, and /usr/local/sbin/unpkg starts it through
 # that loader, so no package has to be added to the roots for it.
 #
+# The archive: the host's apt sources (/etc/apt/sources.list, *.list and
+# deb822 *.sources in sources.list.d) name the URIs of bookworm,
+# bookworm-updates and bookworm-security (lib.sh, debian_archive), and the
+# roots' sources.list is written from them on every run; the host's
+# Acquire settings (proxies, Check-Valid-Until) go into the roots too.
+# When the host has the archive configured and it cannot be reached
+# (debootstrap or apt-get update fails), the test fails.  It is skipped
+# only when debootstrap or chroot is missing, when not root, or when the
+# host's apt sources have no Debian archive at all; a suite the host does
+# not have (-updates, -security) is a skipped part.
+#
 # Optional environment:
 #   UNPKG_TEST_CACHE            the cache directory (see above)
-#   UNPKG_TEST_MIRROR           Debian archive (http://deb.debian.org/debian)
-#   UNPKG_TEST_SECURITY_MIRROR  (http://deb.debian.org/debian-security)
-# The test is skipped (77) when debootstrap or chroot is missing, when not
-# root, or when the archive cannot be reached.  It takes a few minutes
-# (the first run longer: debootstrap and the downloads).
+#   UNPKG_TEST_MIRROR           the Debian archive, instead of the host's
+#   UNPKG_TEST_SECURITY_MIRROR  its security archive, instead of the host's
+# In a sanitizer build, the test's report directory (UNPKG_SAN_DIR) is
+# bound into both roots, so that unpkg's reports from inside the chroot
+# land there too.
+#
+# It takes a few minutes (the first run longer: debootstrap and the
+# downloads).
 
 . "${TESTLIB:?TESTLIB is not set}"
 need_cmd debootstrap chroot flock mount umount ldd cp
 
 CACHE=${UNPKG_TEST_CACHE:-/var/cache/unpkg-tests}
-MIRROR=${UNPKG_TEST_MIRROR:-http://deb.debian.org/debian}
-SECMIRROR=${UNPKG_TEST_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 SUITE=bookworm
+MIRROR=${UNPKG_TEST_MIRROR:-$(debian_archive "$SUITE" || true)}
+[ -n "$MIRROR" ] ||
+	skip "the host's apt sources have no Debian archive (no $SUITE, nor the host's own release, with main)"
+UPDMIRROR=${UNPKG_TEST_MIRROR:-$(debian_archive "$SUITE-updates" || true)}
+SECMIRROR=${UNPKG_TEST_SECURITY_MIRROR:-$(debian_archive "$SUITE-security" || true)}
+note "archive: $MIRROR; $SUITE-updates: ${UPDMIRROR:-none}; $SUITE-security: ${SECMIRROR:-none}"
+[ -n "$UPDMIRROR" ] ||
+	skip_part "$SUITE-updates" "the host's apt sources do not have it: its newer packages are not installed"
+[ -n "$SECMIRROR" ] ||
+	skip_part "$SUITE-security" "the host's apt sources do not have it: its newer packages are not installed"
 BASE=$CACHE/$SUITE-minbase
 ARCHIVES=$CACHE/$SUITE-archives
 
@@ -66,9 +88,10 @@ SET=(cron logrotate sudo procps less nano vim-tiny ca-certificates openssl
 #   var/cache/debconf/*-old, var/lib/dpkg-less backups: debconf's
 #                       previous copies, written or not depending on timing
 #   proc                mounted during the test
+#   run/unpkg-san       sanitizer build: the report directory, bound in
 TREE_EXCLUDE=(var/cache/apt var/lib/apt/lists var/cache/man var/cache/ldconfig
 	var/cache/debconf/config.dat-old var/cache/debconf/templates.dat-old
-	var/cache/debconf/passwords.dat-old proc)
+	var/cache/debconf/passwords.dat-old proc run/unpkg-san)
 # Times: a file unpacked from a package has the time the package gives it
 # in both roots, and that is compared; files made by maintainer scripts or
 # by apt (caches, /etc/ld.so.cache, certificates, users) have the time they
@@ -80,40 +103,29 @@ mkdir -p "$CACHE" "$ARCHIVES/partial"
 exec 9>"$CACHE/.$SUITE.lock"
 flock 9
 
-# lib.sh unmounts the registered mounts when the test ends, then removes
-# the scratch directory; a mount still busy then must not be descended
-# into: unmount in reverse order, lazily if need be, before lib.sh's exit.
-unmount_all() {
-	local rc=$? k m
-	trap - ERR
-	set +e
-	for ((k = ${#TEST_MOUNTS[@]} - 1; k >= 0; k--)); do
-		m=${TEST_MOUNTS[k]}
-		if mountpoint -q "$m"; then
-			umount "$m" 2>/dev/null || umount -l "$m" || true
-		fi
-	done
-	(exit "$rc")
-	on_exit
-}
-trap unmount_all EXIT
+# (lib.sh releases the registered mounts on any way out, and leaves the
+# scratch directory in place, with an error, if one stays mounted.)
 
-# chroot_mounts ROOT: /proc inside ROOT, and the shared download cache.
+# chroot_mounts ROOT [san]: /proc inside ROOT, the shared download cache,
+# and with "san" in a sanitizer build the report directory.
 chroot_mounts() {
 	mount -t proc proc "$1/proc"
 	register_mount "$1/proc"
 	mkdir -p "$1/var/cache/apt/archives"
 	mount --bind "$ARCHIVES" "$1/var/cache/apt/archives"
 	register_mount "$1/var/cache/apt/archives"
+	if [ "${2:-}" = san ] && [ -n "${UNPKG_SAN_DIR:-}" ]; then
+		mkdir -p "$1/run/unpkg-san"
+		mount --bind "$UNPKG_SAN_DIR" "$1/run/unpkg-san"
+		register_mount "$1/run/unpkg-san"
+	fi
 }
-# chroot_umounts ROOT: undo chroot_mounts (the EXIT trap of lib.sh does it
-# too, on any way out).
+# chroot_umounts ROOT: undo chroot_mounts (lib.sh does it too, on any way
+# out).
 chroot_umounts() {
 	local m
-	for m in "$1/var/cache/apt/archives" "$1/proc"; do
-		if mountpoint -q "$m"; then
-			umount "$m"
-		fi
+	for m in "$1/run/unpkg-san" "$1/var/cache/apt/archives" "$1/proc"; do
+		release_mount "$m" || hard_error "cannot unmount $m"
 	done
 }
 
@@ -127,7 +139,8 @@ in_root() {
 	local v
 	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
 		if [ -n "${!v:-}" ]; then
-			envs+=("$v=${!v}")
+			# Reports go to the report directory bound into the root.
+			envs+=("$v=${!v}${UNPKG_SAN_DIR:+:log_path=/run/unpkg-san/report}")
 		fi
 	done
 	chroot "$root" /usr/bin/env -i "${envs[@]}" "$@" </dev/null
@@ -146,20 +159,27 @@ if [ "$(cat "$BASE/.complete" 2>/dev/null)" != "$CACHE_FORMAT" ]; then
 		rm -rf -- "$BASE"
 		if grep -qiE 'Failed getting release file|Couldn.t download|Unable to fetch|Temporary failure|Could not resolve|Connection refused|Network is unreachable|No route' \
 			"$TESTDIR/debootstrap.log"; then
-			skip "the Debian archive $MIRROR cannot be reached (debootstrap failed, see above)"
+			fail "the host's Debian archive $MIRROR cannot be reached (debootstrap failed, see above)"
 		fi
 		hard_error "debootstrap failed (see above)"
 	fi
-	cat >"$BASE/etc/apt/sources.list" <<-EOF
-	deb $MIRROR $SUITE main
-	deb $MIRROR $SUITE-updates main
-	deb $SECMIRROR $SUITE-security main
-	EOF
 	# No service is started in a chroot.
 	printf '#!/bin/sh\nexit 101\n' >"$BASE/usr/sbin/policy-rc.d"
 	chmod 755 "$BASE/usr/sbin/policy-rc.d"
 	echo "$CACHE_FORMAT" >"$BASE/.complete"
 fi
+
+# The sources as the host has them now (the base may be older than a
+# change of mirror), and the host's settings for reaching them.
+{
+	printf 'deb %s %s main\n' "$MIRROR" "$SUITE"
+	[ -z "$UPDMIRROR" ] || printf 'deb %s %s-updates main\n' "$UPDMIRROR" "$SUITE"
+	[ -z "$SECMIRROR" ] || printf 'deb %s %s-security main\n' "$SECMIRROR" "$SUITE"
+} >"$BASE/etc/apt/sources.list"
+apt-config dump | grep -E '^Acquire::((https?|ftp)::Proxy|Check-Valid-Until|Check-Date) ' \
+	>"$BASE/etc/apt/apt.conf.d/00unpkg-test-host" || true
+show_file "$BASE/etc/apt/sources.list" "sources.list of the roots"
+show_file "$BASE/etc/apt/apt.conf.d/00unpkg-test-host" "the host's Acquire settings, in the roots"
 
 note "apt-get update in the cached root"
 chroot_mounts "$BASE"
@@ -167,7 +187,7 @@ if ! in_root "$BASE" apt-get -o Acquire::Retries=2 update >"$TESTDIR/update.log"
 	grep -qE '^(W|E): (Failed to fetch|Some index files failed)' "$TESTDIR/update.log"; then
 	cat "$TESTDIR/update.log" >&2
 	chroot_umounts "$BASE"
-	skip "the Debian archive cannot be reached (apt-get update failed in the cached root, see above)"
+	fail "the host's Debian archive cannot be reached: apt-get update failed in the cached root (see above)"
 fi
 chroot_umounts "$BASE"
 
@@ -198,7 +218,7 @@ for r in "$A" "$B"; do
 	exec /opt/unpkg-test/lib/$loader --library-path /opt/unpkg-test/lib /opt/unpkg-test/unpkg "\$@"
 	EOF
 	chmod 755 "$r/usr/local/sbin/unpkg"
-	chroot_mounts "$r"
+	chroot_mounts "$r" san
 done
 in_root "$A" unpkg --version >"$TESTDIR/version" 2>&1 ||
 	{ cat "$TESTDIR/version" >&2; hard_error "unpkg does not start inside the chroot"; }
@@ -328,24 +348,9 @@ done
 
 section "comparison of the two roots"
 
-# Union of the package file lists: the paths whose times are compared.
-owned=$TESTDIR/owned
-cat "$B"/var/lib/dpkg/info/*.list | sed 's|^/||' | sort -u >"$owned"
-# keep_owned_mtimes: drop " mtime=..." from manifest lines whose path is
-# not in $owned (awk reads the list first, then the manifest).
-keep_owned_mtimes() {
-	awk -v list="$owned" '
-		BEGIN { while ((getline p < list) > 0) own[p] = 1 }
-		{
-			path = $1
-			if (!(path in own)) sub(/ mtime=[0-9.]+/, "")
-			print
-		}'
-}
-tree_manifest "$A" "${TREE_EXCLUDE[@]}" | keep_owned_mtimes >"$TESTDIR/tree.unpkg"
-tree_manifest "$B" "${TREE_EXCLUDE[@]}" | keep_owned_mtimes >"$TESTDIR/tree.dpkg"
-note "file tree: $(wc -l <"$TESTDIR/tree.dpkg") paths"
-assert_same_file "$TESTDIR/tree.dpkg" "$TESTDIR/tree.unpkg" "file tree (dpkg vs unpkg)"
+# Times only of the paths the packages own (lib.sh, owned_mtimes_only).
+CMP_OWNED_MTIMES=1 compare_trees "$A" "$B" "end" "${TREE_EXCLUDE[@]}"
+note "file tree: $(wc -l <"$B.tree") paths"
 compare_dbs "$A" "$B" "end"
 
 for r in "$A" "$B"; do

@@ -100,28 +100,94 @@ trap on_err ERR
 
 TEST_MOUNTS=()
 
-# register_mount DIR: unmount DIR when the test ends (see errors.sh).
+# register_mount DIR: unmount DIR, and every mount below it, when the test
+# ends (see errors.sh).  Mounts are released in the order of registration.
 register_mount() {
 	TEST_MOUNTS+=("$1")
 }
 
+# is_mounted DIR: DIR is a mount point (also a dead FUSE mount, which
+# mountpoint(1) cannot stat).
+is_mounted() {
+	mountpoint -q -- "$1" 2>/dev/null ||
+		findmnt -rn -o TARGET | grep -qxF -- "$1"
+}
+
+# release_mount DIR: unmount DIR with every mount below it (umount -R)
+# and every mount stacked on it, retrying for a few seconds while one is
+# busy (a process of the test may still be ending); return 1, showing what
+# is left, if DIR stays mounted.
+release_mount() {
+	local m=$1 try err=
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		is_mounted "$m" || return 0
+		err=$(umount -R -- "$m" 2>&1) && continue
+		sleep 0.5
+	done
+	is_mounted "$m" || return 0
+	printf '%s: ERROR: cannot unmount %s: %s\n' "$TEST_NAME" "$m" "$err" >&2
+	findmnt -R -- "$m" >&2
+	return 1
+}
+
+# mounts_under DIR: the mount points at or under DIR (in this mount
+# namespace), one a line.
+mounts_under() {
+	findmnt -rn -o TARGET | awk -v d="$1" '$0 == d || index($0, d "/") == 1'
+}
+
+# The end of every test: release the registered mounts, remove the scratch
+# directory - never while a file system is still mounted under it, rm
+# would descend into it - and look for sanitizer reports.  A mount that
+# cannot be released is a hard error (exit 99), reported with what is
+# still mounted; the scratch directory is then left in place.
 on_exit() {
-	local rc=$? m
+	local rc=$? m left
 	trap - ERR
 	set +e
 	for m in "${TEST_MOUNTS[@]}"; do
-		mountpoint -q "$m" && umount "$m"
+		release_mount "$m" || rc=99
 	done
 	if [ "${UNPKG_TEST_KEEP:-0}" = 1 ]; then
 		printf '%s: scratch directory kept: %s\n' "$TEST_NAME" "$TESTDIR" >&2
 	elif [ -n "${TESTDIR:-}" ] && [ -d "$TESTDIR" ]; then
-		rm -rf -- "$TESTDIR"
+		left=$(mounts_under "$TESTDIR")
+		if [ -n "$left" ]; then
+			printf '%s: ERROR: still mounted under the scratch directory, left in place: %s\n' \
+				"$TEST_NAME" "$TESTDIR" >&2
+			printf '    | %s\n' $left >&2
+			rc=99
+		elif ! rm -rf --one-file-system -- "$TESTDIR"; then
+			printf '%s: ERROR: cannot remove the scratch directory %s\n' \
+				"$TEST_NAME" "$TESTDIR" >&2
+			rc=99
+		fi
+	fi
+	if ! no_sanitizer_reports; then
+		rc=1
 	fi
 	if [ "$rc" -eq 0 ] && [ "$TEST_FAILURES" -gt 0 ]; then
 		printf '%s: %d check(s) failed\n' "$TEST_NAME" "$TEST_FAILURES" >&2
 		rc=1
 	fi
 	exit "$rc"
+}
+
+# no_sanitizer_reports: in a sanitizer build, make check gives each test a
+# directory UNPKG_SAN_DIR where every sanitized process (unpkg run by the
+# test, whatever its exit status was expected to be) writes its ASan, LSan
+# and UBSan reports (see Makefile.am).  Print every report found there and
+# return 1; return 0 when there is none (or no such directory).
+no_sanitizer_reports() {
+	local f found=0
+	[ -n "${UNPKG_SAN_DIR:-}" ] || return 0
+	for f in "$UNPKG_SAN_DIR"/*; do
+		[ -f "$f" ] || continue
+		found=1
+		printf '%s: FAIL: sanitizer report %s:\n' "$TEST_NAME" "$f" >&2
+		sed 's/^/    | /' -- "$f" >&2
+	done
+	[ "$found" -eq 0 ]
 }
 
 TESTDIR=$(mktemp -d "${UNPKG_TEST_TMPDIR:-${TMPDIR:-/tmp}}/unpkg-$TEST_NAME.XXXXXX")
@@ -248,8 +314,10 @@ shell_root() {
 	rm -rf "$1"
 	mkroot "$1"
 	mkdir -p "$1/bin"
-	cp "$BUSYBOX" "$1/bin/busybox"
+	cp -p "$BUSYBOX" "$1/bin/busybox"
 	ln -s busybox "$1/bin/sh"
+	# The same times in twin roots.
+	touch -h -r "$BUSYBOX" "$1/bin/sh"
 }
 
 # prime_root DIR: mkroot, then let dpkg create the files it adds to a
@@ -604,13 +672,38 @@ dpkg_in() {
 # All compare_* helpers record mismatches as soft failures (check_fail) and
 # return 0, so a test goes on and reports every difference.
 
+# owned_mtimes_only ROOT: a filter of tree_manifest lines that drops
+# " mtime=..." from the lines of paths no package of ROOT's database owns.
+# A file unpacked from a package has the time the package gives it; a file
+# a maintainer script writes has the time it was written, which differs
+# between twin roots (its contents do not).
+owned_mtimes_only() {
+	local owned
+	owned=$(mktemp "$TESTDIR/owned.XXXXXX")
+	cat /dev/null "$1"/var/lib/dpkg/info/*.list | sed 's|^/||' | sort -u >"$owned"
+	awk -v list="$owned" '
+		BEGIN { while ((getline p < list) > 0) own[p] = 1 }
+		{
+			if (!($1 in own))
+				sub(/ mtime=[0-9.]+/, "")
+			print
+		}'
+}
+
 # compare_trees A B WHAT [RELPATH...]: same tree_manifest, RELPATHs left
-# out on both sides.
+# out on both sides.  With CMP_OWNED_MTIMES=1 (roots where maintainer
+# scripts write files), times are compared only for the paths a package of
+# B owns (owned_mtimes_only).
 compare_trees() {
-	local a=$1 b=$2 what=$3
+	local a=$1 b=$2 what=$3 r
 	shift 3
-	tree_manifest "$a" "$@" >"$a.tree"
-	tree_manifest "$b" "$@" >"$b.tree"
+	for r in "$a" "$b"; do
+		if [ "${CMP_OWNED_MTIMES:-0}" = 1 ]; then
+			tree_manifest "$r" "$@" | owned_mtimes_only "$b" >"$r.tree"
+		else
+			tree_manifest "$r" "$@" >"$r.tree"
+		fi
+	done
 	assert_same_file "$b.tree" "$a.tree" "$what: file tree (dpkg vs unpkg)"
 }
 
@@ -707,12 +800,120 @@ compare_roots_with_dpkg() {
 }
 
 # compare_with_dpkg MODE DEB...: compare_roots_with_dpkg on two fresh roots
-# made by mkroot, left in CMP_A and CMP_B for further checks.
+# made by mkroot (or by the function named in CMP_MKROOT, e.g. shell_root),
+# left in CMP_A and CMP_B for further checks.
 compare_with_dpkg() {
 	local dir
 	dir=$(mktemp -d "$TESTDIR/cmp.XXXXXX")
 	CMP_A=$dir/unpkg CMP_B=$dir/dpkg
-	mkroot "$CMP_A"
-	mkroot "$CMP_B"
+	"${CMP_MKROOT:-mkroot}" "$CMP_A"
+	"${CMP_MKROOT:-mkroot}" "$CMP_B"
 	compare_roots_with_dpkg "$CMP_A" "$CMP_B" "$@"
+}
+
+# --------------------------------------------------------------------------
+# The host's Debian archive (debootstrap.sh, realpkgs.sh)
+# --------------------------------------------------------------------------
+
+# apt_source_entries: the binary package sources of the host's apt, one
+# line per URI and suite: "URI SUITE COMPONENT...", in the order apt reads
+# them: $APT_ETC/sources.list, then sources.list.d/*.list (one-line format)
+# and sources.list.d/*.sources (deb822).  deb-src entries and deb822
+# entries with "Enabled: no" are left out.  APT_ETC defaults to /etc/apt.
+apt_source_entries() {
+	local etc=${APT_ETC:-/etc/apt} f
+	for f in "$etc/sources.list" "$etc"/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		awk '
+			{ sub(/#.*/, "") }
+			$1 != "deb" { next }
+			{
+				i = 2
+				if ($i ~ /^\[/) {
+					while (i <= NF && $i !~ /\]$/)
+						i++
+					i++
+				}
+				line = $i " " $(i + 1)
+				for (j = i + 2; j <= NF; j++)
+					line = line " " $j
+				print line
+			}' "$f"
+	done
+	for f in "$etc"/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk '
+			function add(k, v) {
+				if (k == "types") types = types " " v
+				else if (k == "uris") uris = uris " " v
+				else if (k == "suites") suites = suites " " v
+				else if (k == "components") comps = comps " " v
+				else if (k == "enabled") enabled = v
+			}
+			function flush(   nt, nu, ns, k, u, s, deb, c) {
+				nt = split(types, T, " ")
+				deb = 0
+				for (k = 1; k <= nt; k++)
+					if (T[k] == "deb")
+						deb = 1
+				gsub(/[ \t]/, "", enabled)
+				if (deb && tolower(enabled) != "no") {
+					nu = split(uris, U, " ")
+					ns = split(suites, S, " ")
+					c = comps
+					gsub(/[ \t]+/, " ", c)
+					sub(/ $/, "", c)
+					for (u = 1; u <= nu; u++)
+						for (s = 1; s <= ns; s++)
+							print U[u] " " S[s] c
+				}
+				types = uris = suites = comps = enabled = key = ""
+			}
+			/^#/ { next }
+			/^[ \t]*$/ { flush(); next }
+			/^[ \t]/ {
+				v = $0
+				sub(/^[ \t]+/, "", v)
+				if (v != ".")
+					add(key, v)
+				next
+			}
+			{
+				key = tolower($0)
+				sub(/:.*/, "", key)
+				v = $0
+				sub(/^[^:]*:[ \t]*/, "", v)
+				add(key, v)
+			}
+			END { flush() }' "$f"
+	done
+}
+
+# debian_archive SUITE: the URI of the host's first apt source of SUITE
+# (e.g. bookworm, bookworm-security) with the main component; else, on a
+# Debian host, that of the host's own release in its place (the same
+# archive serves the other releases: trixie-security for
+# bookworm-security).  Returns 1 when the host has no such source.
+debian_archive() {
+	local suite=$1 alt="" id="" codename="" uri s rest want entries
+	if [ -r "${OS_RELEASE:-/etc/os-release}" ]; then
+		id=$(. "${OS_RELEASE:-/etc/os-release}" && printf '%s' "${ID:-}")
+		codename=$(. "${OS_RELEASE:-/etc/os-release}" && printf '%s' "${VERSION_CODENAME:-}")
+	fi
+	if [ "$id" = debian ] && [ -n "$codename" ]; then
+		case $suite in
+		*-*) alt=$codename-${suite#*-} ;;
+		*) alt=$codename ;;
+		esac
+	fi
+	entries=$(apt_source_entries)
+	for want in "$suite" ${alt:+"$alt"}; do
+		while read -r uri s rest; do
+			if [ "$s" = "$want" ] && [[ " $rest " == *" main "* ]]; then
+				printf '%s\n' "${uri%/}"
+				return 0
+			fi
+		done <<<"$entries"
+	done
+	return 1
 }
