@@ -35,7 +35,8 @@ say "2. building unpkg in _build/"
 mkdir -p _build
 (cd _build && { [ -f Makefile ] || ../configure -q; } && make -s -j"$(nproc)")
 unpkg=$top/_build/src/unpkg
-"$unpkg" --version
+"$unpkg" --version | head -n 1
+echo "built: $unpkg"
 
 say "3. downloading ${pkgs[*]} from Debian's archive"
 rm -rf "$work"
@@ -83,3 +84,8 @@ else
 fi
 dpkg-query --root="$work/unpkg-root" -W -f='${Package} ${Version} ${db:Status-Abbrev}\n'
 cat "$work/times"
+
+say "the unpkg this demo built"
+echo "$unpkg"
+echo "run it from there (man page: man -l doc/unpkg.8), or install it with"
+echo "  sudo make -C _build install    (/usr/local/sbin/unpkg)"

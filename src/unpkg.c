@@ -556,9 +556,15 @@ static void show_help(void)
 
 static void show_version(void) __attribute__((noreturn));
 
+/* As dpkg --version: program, version and architecture, then the
+ * copyright and the licence (debian/copyright). */
 static void show_version(void)
 {
-	printf("unpkg %s\n", PACKAGE_VERSION);
+	printf("unpkg %s (%s), a crash-safe installer of Debian packages.\n"
+	       "Copyright (C) 2026 unpkg developers.\n"
+	       "This is free software; see the GNU General Public License version 2 or\n"
+	       "later for copying conditions. There is NO warranty.\n",
+	       PACKAGE_VERSION, UNPKG_NATIVE_ARCH);
 	exit(0);
 }
 
@@ -1387,21 +1393,89 @@ static void raise_fd_limit(void)
 	}
 }
 
-static void print_stats(const struct cli *cli, const struct unpkg_stats *st)
+/* The phases of a run (commit.h) as --stats names them; the library's
+ * own identifier for a phase this list does not know yet. */
+static const char *phase_label(enum unpkg_phase phase)
 {
+	switch (phase) {
+	case UNPKG_PHASE_PLAN: return "preparing the run";
+	case UNPKG_PHASE_OPEN: return "reading the packages";
+	case UNPKG_PHASE_MARK: return "marking half-installed";
+	case UNPKG_PHASE_EXTRACT: return "writing the files";
+	case UNPKG_PHASE_BARRIER: return "waiting for the disk";
+	case UNPKG_PHASE_RENAME: return "renaming into place";
+	case UNPKG_PHASE_RECORD: return "updating the database";
+	case UNPKG_PHASE_CONFIGURE: return "configuring";
+	default: break;
+	}
+	return unpkg_phase_name(phase);
+}
+
+/* The file system classes of fsclass.h as users know the file systems:
+ * the class ext2 is any ext2, ext3 or ext4 file system without a journal,
+ * the class ext4 one with a journal. */
+static const struct {
+	const char *cls, *label;
+} fs_labels[] = {
+	{ "ext2", "ext2/ext4 without a journal" },
+	{ "ext4", "ext4 with a journal" },
+	{ "overlay", "overlayfs" },
+	{ "other", "an unrecognised file system" },
+};
+
+/* Print the classes of `list` ("ext4+ext2", unpkg_stats.fsclass) by
+ * their labels, joined with " and ". */
+static void print_fsclasses(const char *list)
+{
+	const char *p = list, *end;
+	size_t n, i;
+	const char *label;
+
+	while (*p != '\0') {
+		end = strchr(p, '+');
+		n = end != NULL ? (size_t)(end - p) : strlen(p);
+		label = NULL;
+		for (i = 0; i < sizeof(fs_labels) / sizeof(fs_labels[0]); i++)
+			if (strlen(fs_labels[i].cls) == n &&
+			    strncmp(fs_labels[i].cls, p, n) == 0)
+				label = fs_labels[i].label;
+		if (p != list)
+			fputs(" and ", stdout);
+		if (label != NULL)
+			fputs(label, stdout);
+		else
+			printf("%.*s", (int)n, p);
+		p += n + (end != NULL);
+	}
+}
+
+#define STATS_ROW "stats: %-28s %10.6f s\n"
+
+/* `seconds`: the whole run, installs and the trigger run that follows
+ * them.  The phases do not add up to it: the barriers and renames of a
+ * commit are timed on their own and also within the phase that commits
+ * (marking, updating the database, configuring). */
+static void print_stats(const struct cli *cli, const struct unpkg_stats *st,
+			double seconds)
+{
+	char row[64];
 	int i;
 
-	if (cli->sync == SYNC_AUTO)
-		printf("stats: sync mode: %s (auto for %s, %s)\n", st->strategy,
-		       st->fsclass, cli->sync_reason);
-	else
+	if (cli->sync == SYNC_AUTO) {
+		printf("stats: sync mode: %s (auto for ", st->strategy);
+		print_fsclasses(st->fsclass);
+		printf(", %s)\n", cli->sync_reason);
+	} else {
 		printf("stats: sync mode: %s (%s)\n", st->strategy[0] != '\0'
 		       ? st->strategy : unpkg_sync_mode_name(cli->sync),
 		       cli->sync_reason);
-	for (i = 0; i < UNPKG_PHASE_COUNT; i++)
-		printf("stats: phase %-9s %.6f s\n",
-		       unpkg_phase_name((enum unpkg_phase)i),
-		       st->phase_seconds[i]);
+	}
+	for (i = 0; i < UNPKG_PHASE_COUNT; i++) {
+		snprintf(row, sizeof(row), "phase %s",
+			 phase_label((enum unpkg_phase)i));
+		printf(STATS_ROW, row, st->phase_seconds[i]);
+	}
+	printf(STATS_ROW, "total", seconds);
 	printf("stats: calls sync_file_range=%lu fdatasync=%lu fsync=%lu "
 	       "syncfs=%lu rename=%lu\n", st->sync_file_range, st->fdatasync,
 	       st->fsync, st->syncfs, st->rename);
@@ -1460,6 +1534,7 @@ int main(int argc, char **argv)
 	struct unpkg_err err;
 	int first, failed, i, ret;
 	size_t k;
+	double started;
 
 	check_exec_guard();
 #ifdef M_MMAP_THRESHOLD
@@ -1569,6 +1644,7 @@ int main(int argc, char **argv)
 	o.events = &(struct unpkg_events){ .fn = on_event, .ctx = &cli };
 	o.stats = &stats;
 	unpkg_err_init(&err);
+	started = unpkg_now();
 	failed = unpkg_install(&o, (const char *const *)debs.v, debs.n, &err);
 	if (failed < 0) {
 		fflush(stdout);
@@ -1582,7 +1658,7 @@ int main(int argc, char **argv)
 	    run_dpkg_triggers(&cli) != 0 && failed == 0)
 		failed = 1;
 	if (cli.stats)
-		print_stats(&cli, &stats);
+		print_stats(&cli, &stats, unpkg_now() - started);
 	if (failed >= 0)
 		run_hooks(&cli.post_invoke, action->oi->name);
 	ret = failed < 0 || cli.status_broken ? EXIT_FATAL
