@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsclass.h"
 #include "install-impl.h"
+#include "strategy.h"
 #include "relation.h"
 #include "script.h"
 #include "stanza.h"
@@ -71,7 +71,7 @@ void inst_fail_pkg(struct run *r, struct pkg *p, const char *what,
 
 static void timed(struct run *r, enum unpkg_phase phase, double since)
 {
-	r->stats->phase_seconds[phase] += unpkg_now() - since;
+	unpkg_stats_timed(r->stats, phase, since);
 }
 
 int inst_text_add(struct text *t, struct unpkg_err *err, const char *fmt,
@@ -1020,8 +1020,7 @@ static int finish(struct run *r, const struct unpkg_commit_hooks *h,
 	int ret = unpkg_commit_finish_hooked(r->commit, h, err);
 
 	if (ret < 0 && err->code == UNPKG_ERR_SYNC &&
-	    (r->db_handed ||
-	     strcmp(unpkg_commit_strategy(r->commit), "syncfs") == 0))
+	    (r->db_handed || unpkg_commit_syncs_whole_fs(r->commit)))
 		unpkg_db_sync_lost(r->db);
 	r->db_handed = 0;
 	return ret;
@@ -2684,28 +2683,6 @@ static int too_many_errors(struct run *r, size_t from)
 	return 1;
 }
 
-/* --sync=auto: the strategy for the file systems of the root and of the
- * admin directory (fsclass.h, doc/benchmarks.md).  File systems mounted
- * below the root are the commit object's (UNPKG_COMMIT_PER_FS). */
-static int choose_auto(struct run *r, enum unpkg_sync_mode *mode,
-		       struct unpkg_err *err)
-{
-	enum unpkg_fsclass cls[2];
-
-	if (unpkg_fsclass_detect(unpkg_root_fd(r->root), &cls[0], err) < 0 ||
-	    unpkg_fsclass_detect(unpkg_db_dirfd(r->db), &cls[1], err) < 0)
-		return -1;
-	*mode = unpkg_sync_auto_set(cls, 2);
-	if (cls[0] == cls[1])
-		snprintf(r->stats->fsclass, sizeof(r->stats->fsclass), "%s",
-			 unpkg_fsclass_name(cls[0]));
-	else
-		snprintf(r->stats->fsclass, sizeof(r->stats->fsclass), "%s+%s",
-			 unpkg_fsclass_name(cls[0]),
-			 unpkg_fsclass_name(cls[1]));
-	return 0;
-}
-
 /* What the packages waiting after the one being extracted may have
  * decoded ahead of their turn, in all (their decoders' windows hold about
  * as much again), and how many of them may (a thread and a descriptor
@@ -2782,7 +2759,9 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	    unpkg_triggers_open(unpkg_db_dirfd(r.db), o->admindir, &r.trig,
 				err) < 0 ||
 	    load_overrides(&r, err) < 0 ||
-	    (o->sync_auto && choose_auto(&r, &mode, err) < 0) ||
+	    (o->sync_auto &&
+	     unpkg_sync_choose_auto(unpkg_root_fd(r.root), unpkg_db_dirfd(r.db),
+				    r.stats, &mode, err) < 0) ||
 	    unpkg_commit_new_flags(mode, o->sync_auto ? UNPKG_COMMIT_PER_FS
 						      : 0, r.stats, o->events,
 				   0, &r.commit, err) < 0 ||

@@ -21,7 +21,6 @@
 . "${TESTLIB:?}"
 
 ALLOWED_CYCLES=(
-	"commit commit-dpkg commit-none commit-syncfs commit-uring fsclass"
 	"conflicts install maint remove"
 )
 ALLOWED_SIZES=(
