@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "commit-impl.h"
 
 /* Leave room for the database, the archive being read and stdio. */
@@ -175,22 +176,15 @@ static int dirhash_reserve(struct unpkg_commit *c, struct unpkg_err *err)
 	return 0;
 }
 
+/* Room for `need` elements in the array *arr of *cap (unpkg_grow()). */
 static int grow(void **arr, size_t *cap, size_t need, size_t size,
 		struct unpkg_err *err)
 {
-	size_t ncap;
-	void *p;
+	void *p = unpkg_grow(*arr, cap, need, size, 64);
 
-	if (need <= *cap)
-		return 0;
-	ncap = *cap != 0 ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * size);
 	if (p == NULL)
 		return unpkg_err_nomem(err);
 	*arr = p;
-	*cap = ncap;
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "db.h"
 
 /* dpkg refuses updates/ names longer than this. */
@@ -117,30 +118,14 @@ static char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-/* An array `p` of *cap elements of `size` bytes, grown to hold `want`.
- * Returns it (maybe moved), or NULL with `p` untouched. */
+/* unpkg_grow() (buf.h), with `err` set when memory runs out. */
 static void *grow(void *p, size_t *cap, size_t want, size_t size,
 		  size_t first, struct unpkg_err *err)
 {
-	size_t ncap;
-	void *np;
+	void *np = unpkg_grow(p, cap, want, size, first);
 
-	if (want <= *cap)
-		return p;
-	ncap = *cap != 0 ? *cap : first;
-	while (ncap < want) {
-		if (ncap > (SIZE_MAX / size) / 2) {
-			unpkg_err_nomem(err);
-			return NULL;
-		}
-		ncap *= 2;
-	}
-	np = realloc(p, ncap * size);
-	if (np == NULL) {
+	if (np == NULL)
 		unpkg_err_nomem(err);
-		return NULL;
-	}
-	*cap = ncap;
 	return np;
 }
 

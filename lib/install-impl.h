@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "buf.h"
 #include "commit.h"
 #include "control.h"
 #include "db.h"
@@ -255,16 +256,6 @@ int maint_deconfigured_report(struct run *r, struct unpkg_err *err);
 
 
 /* --- install.c's helpers shared with remove.c ---------------------------- */
-
-/* A growing string: s is NULL until something is added. */
-struct text {
-	char *s;
-	size_t len, cap;
-};
-
-/* Append printf-style to `t`. */
-int inst_text_add(struct text *t, struct unpkg_err *err, const char *fmt,
-		  ...) __attribute__((format(printf, 3, 4)));
 
 /* Write info/KEY.NAME.dpkg-new (in commit directory `dir`, info/) and
  * stage it to become info/KEY.NAME. */

@@ -74,33 +74,6 @@ static void timed(struct run *r, enum unpkg_phase phase, double since)
 	unpkg_stats_timed(r->stats, phase, since);
 }
 
-int inst_text_add(struct text *t, struct unpkg_err *err, const char *fmt,
-		  ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return unpkg_err_set(err, UNPKG_ERR_USAGE, "bad format");
-	if (t->len + (size_t)n + 1 > t->cap) {
-		size_t cap = (t->len + (size_t)n + 1) * 2;
-		char *s = realloc(t->s, cap);
-
-		if (s == NULL)
-			return unpkg_err_nomem(err);
-		t->s = s;
-		t->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-	va_end(ap);
-	t->len += (size_t)n;
-	return 0;
-}
-
 /* --- open --------------------------------------------------------------- */
 
 /* The conffiles member: one absolute path per line, optionally followed
@@ -807,7 +780,7 @@ out:
 /* info/KEY.list: the new version's paths, symlinks after everything else
  * (each group in archive order, as dpkg lists them), then its obsolete
  * conffiles. */
-static int list_text(const struct pkg *p, struct text *list,
+static int list_text(const struct pkg *p, struct unpkg_buf *list,
 		     struct unpkg_err *err)
 {
 	size_t i;
@@ -818,14 +791,14 @@ static int list_text(const struct pkg *p, struct text *list,
 			const struct unpkg_file *f = &p->files.files[i];
 
 			if ((f->type == UNPKG_ENTRY_SYMLINK) == pass &&
-			    inst_text_add(list, err, "%s\n", f->path) < 0)
+			    unpkg_buf_printf(list, err, "%s\n", f->path) < 0)
 				return -1;
 		}
 	}
 	for (i = 0; i < p->nobsolete_conf; i++)
 		if (unpkg_strmap_get(&p->files.index,
 				     p->obsolete_conf[i].path) == NULL &&
-		    inst_text_add(list, err, "%s\n", p->obsolete_conf[i].path) < 0)
+		    unpkg_buf_printf(list, err, "%s\n", p->obsolete_conf[i].path) < 0)
 			return -1;
 	return 0;
 }
@@ -835,7 +808,7 @@ static int list_text(const struct pkg *p, struct text *list,
  * control itself. */
 static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
-	struct text list = { 0 }, sums = { 0 };
+	struct unpkg_buf list = { 0 }, sums = { 0 };
 	size_t i;
 	int dir, ret = -1;
 
@@ -859,7 +832,7 @@ static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 			const struct unpkg_file *f = &p->files.files[i];
 
 			if (f->md5[0] != '\0' &&
-			    inst_text_add(&sums, err, "%s  %s\n", f->md5,
+			    unpkg_buf_printf(&sums, err, "%s  %s\n", f->md5,
 				     f->path + 1) < 0)
 				goto out;
 		}
@@ -870,8 +843,8 @@ static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 	}
 	ret = 0;
 out:
-	free(list.s);
-	free(sums.s);
+	unpkg_buf_free(&list);
+	unpkg_buf_free(&sums);
 	return ret;
 }
 
@@ -882,7 +855,7 @@ out:
  * configured, the hash of the version the package ships.  The old
  * conffiles the new version dropped follow, marked obsolete. */
 static int conffiles_value(const struct pkg *p, int configured,
-			   struct text *v, struct unpkg_err *err)
+			   struct unpkg_buf *v, struct unpkg_err *err)
 {
 	size_t i;
 
@@ -898,13 +871,13 @@ static int conffiles_value(const struct pkg *p, int configured,
 			hash = p->files.files[idx - 1].md5;
 		else if (!configured && old[0] != '\0')
 			hash = old;
-		if (inst_text_add(v, err, "\n %s %s%s%s", cf->path, hash,
+		if (unpkg_buf_printf(v, err, "\n %s %s%s%s", cf->path, hash,
 			     cf->flags != NULL ? " " : "",
 			     cf->flags != NULL ? cf->flags : "") < 0)
 			return -1;
 	}
 	for (i = 0; i < p->nobsolete_conf; i++)
-		if (inst_text_add(v, err, "\n %s %s obsolete",
+		if (unpkg_buf_printf(v, err, "\n %s %s obsolete",
 			     p->obsolete_conf[i].path,
 			     p->obsolete_conf[i].flags) < 0)
 			return -1;
@@ -933,7 +906,7 @@ int inst_put_state(struct run *r, struct pkg *p, const char *flag,
 		.status = status,
 		.config_version = p->config_version,
 	};
-	struct text conffiles = { 0 };
+	struct unpkg_buf conffiles = { 0 };
 	char *text = NULL;
 	int ret = -1;
 
@@ -950,7 +923,7 @@ int inst_put_state(struct run *r, struct pkg *p, const char *flag,
 		goto out;
 	ret = 0;
 out:
-	free(conffiles.s);
+	unpkg_buf_free(&conffiles);
 	free(text);
 	return ret;
 }
@@ -1768,7 +1741,7 @@ static int stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
 
 	for (i = 0; i < p->ntaken; i += 2) {
 		const char *owner = p->taken[i];
-		struct text list = { 0 };
+		struct unpkg_buf list = { 0 };
 		char **paths = NULL;
 		size_t n = 0;
 		int ret = 0, keeps = 0;
@@ -1791,7 +1764,7 @@ static int stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
 				       strcmp(p->taken[j + 1], paths[k]) == 0;
 			if (gone)
 				continue;
-			ret = inst_text_add(&list, err, "%s\n", paths[k]);
+			ret = unpkg_buf_printf(&list, err, "%s\n", paths[k]);
 			/* as in dpkg, any path `p` does not ship keeps the
 			 * owner (a directory of its own, a file deleted by
 			 * the administrator, a conffile not configured yet);
@@ -1806,7 +1779,7 @@ static int stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
 			ret = inst_stage_info(r, owner, dir, "list",
 					 list.s != NULL ? list.s : "", list.len,
 					 0644, err);
-		free(list.s);
+		unpkg_buf_free(&list);
 		unpkg_db_list_free(paths, n);
 		if (ret < 0)
 			return -1;

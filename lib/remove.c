@@ -274,7 +274,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 	const struct unpkg_db_pkg *q = inst_find_key(r, d->key);
 	struct unpkg_para para;
 	const char *conffiles = NULL;
-	struct text list = { 0 };
+	struct unpkg_buf list = { 0 };
 	char **paths = NULL, *fate = NULL, why[1024], postrm[NAME_MAX + 1];
 	char listname[NAME_MAX + 1];
 	size_t n = 0, i, j;
@@ -317,7 +317,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 				     '\0') ||
 	       fstatat(dfd, postrm, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	for (i = 0; i < n; i++)
-		if (fate[i] == 1 && inst_text_add(&list, err, "%s\n", paths[i]) < 0)
+		if (fate[i] == 1 && unpkg_buf_printf(&list, err, "%s\n", paths[i]) < 0)
 			goto out;
 	/* The list first: the commit releases the backups in reverse, so
 	 * the old list (which names the files moved aside, for
@@ -360,7 +360,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 			       "not-installed");
 	ret = 0;
 out:
-	free(list.s);
+	unpkg_buf_free(&list);
 	free(fate);
 	unpkg_db_list_free(paths, n);
 	unpkg_para_destroy(&para);
