@@ -16,6 +16,7 @@
 #include "extract.h"
 #include "fsroot.h"
 #include "install.h"
+#include "pkgindex.h"
 #include "force.h"
 #include "strmap.h"
 #include "trigger.h"
@@ -131,16 +132,9 @@ struct run {
 	struct unpkg_root *admroot;	/* the admindir, for info/ */
 	struct unpkg_commit *commit;
 	struct unpkg_strmap run_files;	/* path -> "name version" of this run */
-	/* name -> struct candidate chain, for dependency checks */
-	struct unpkg_strmap candidates;
-	int candidates_valid;
-	struct candidate **cands;
-	size_t ncands, capcands;
-	struct unpkg_relations *provides;
-	size_t nprovides;
-	/* the Conflicts of the database, indexed once per state of it
-	 * (conflicts.c; freed with the candidates) */
-	struct conflicts_index *cindex;
+	/* the candidates and Conflicts of the database, for the relation
+	 * checks; invalidated by every change of a stanza */
+	struct unpkg_pkgindex index;
 	struct pkg *pkgs;
 	size_t npkgs;
 	int failed;
@@ -156,28 +150,11 @@ struct run {
 	int sync_failed;	/* a sync failed: configure nothing more */
 };
 
-/* Everything that answers to one package name: the real packages of
- * that name and every package that Provides it. */
-struct candidate {
-	const struct unpkg_db_pkg *pkg;
-	const char *version;	/* the Version, or the provided version
-				 * (NULL for an unversioned Provides) */
-	int provided;
-	struct candidate *next;
-};
-
-/* The candidate index of the database (r->candidates: name -> chain),
- * rebuilt when a stanza changed. */
-int inst_build_candidates(struct run *r, struct unpkg_err *err);
-
 /* Conflicts and Breaks of `p` against the installed packages, both ways
  * (conflicts.c): 1 none, 0 some (err says which, as dpkg words it; with
  * --force-conflicts / --force-breaks a warning instead, and 1), -1
  * error. */
 int inst_check_conflicts(struct run *r, struct pkg *p, struct unpkg_err *err);
-
-/* Free r->cindex (NULL-safe). */
-void inst_conflicts_index_free(struct run *r);
 
 /* At configuration, as dpkg: the Breaks of the other packages present
  * (unpacked or more) that name `p` at its version, appended to `why` in
@@ -303,10 +280,6 @@ int inst_unmove_info(int dfd, const char *name);
  * NULL). */
 int inst_remove_info(struct run *r, const char *key, int dir,
 		     const char *const *keep, struct unpkg_err *err);
-
-/* The database entry of "name" or "name:arch", or NULL. */
-const struct unpkg_db_pkg *inst_find_key(const struct run *r,
-					 const char *key);
 
 /* --- remove.c: a package removed in favour of one it conflicts with ------ */
 

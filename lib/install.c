@@ -190,108 +190,6 @@ static int find_obsolete_conffiles(struct pkg *p, struct unpkg_err *err)
 	return 0;
 }
 
-static void candidates_destroy(struct run *r)
-{
-	size_t i;
-
-	unpkg_strmap_destroy(&r->candidates);
-	for (i = 0; i < r->ncands; i++)
-		free(r->cands[i]);
-	free(r->cands);
-	r->cands = NULL;
-	r->ncands = 0;
-	r->capcands = 0;
-	for (i = 0; i < r->nprovides; i++)
-		unpkg_relations_destroy(&r->provides[i]);
-	free(r->provides);
-	r->provides = NULL;
-	r->nprovides = 0;
-	inst_conflicts_index_free(r);
-}
-
-static int add_candidate(struct run *r, const char *name,
-			 const struct unpkg_db_pkg *pkg, const char *version,
-			 int provided, struct unpkg_err *err)
-{
-	struct candidate *c, **grown;
-	void *head = NULL;
-	int ret;
-
-	if (r->ncands == r->capcands) {
-		size_t cap = r->capcands != 0 ? r->capcands * 2 : 256;
-
-		grown = realloc(r->cands, cap * sizeof(*grown));
-		if (grown == NULL)
-			return unpkg_err_nomem(err);
-		r->cands = grown;
-		r->capcands = cap;
-	}
-	c = malloc(sizeof(*c));
-	if (c == NULL)
-		return unpkg_err_nomem(err);
-	r->cands[r->ncands++] = c;
-	c->pkg = pkg;
-	c->version = version;
-	c->provided = provided;
-	ret = unpkg_strmap_put(&r->candidates, name, c, &head, err);
-	if (ret < 0)
-		return -1;
-	/* an existing chain: link in after its head (the key stays) */
-	c->next = NULL;
-	if (ret > 0) {
-		struct candidate *h = head;
-
-		c->next = h->next;
-		h->next = c;
-	}
-	return 0;
-}
-
-/* Index the database once per state of it; a put invalidates it. */
-int inst_build_candidates(struct run *r, struct unpkg_err *err)
-{
-	size_t n = unpkg_db_count(r->db), i, j, k;
-
-	if (r->candidates_valid)
-		return 0;
-	candidates_destroy(r);
-	r->provides = calloc(n != 0 ? n : 1, sizeof(*r->provides));
-	if (r->provides == NULL)
-		return unpkg_err_nomem(err);
-	for (i = 0; i < n; i++) {
-		const struct unpkg_db_pkg *dp = unpkg_db_at(r->db, i);
-		const char *value = unpkg_para_get(&dp->para, "Provides");
-		struct unpkg_relations *prov = &r->provides[r->nprovides];
-		struct unpkg_err ignored;
-
-		if (add_candidate(r, dp->name, dp,
-				  unpkg_para_get(&dp->para, "Version"), 0,
-				  err) < 0)
-			return -1;
-		if (value == NULL)
-			continue;
-		unpkg_err_init(&ignored);
-		unpkg_relations_init(prov);
-		/* dpkg wrote it; one it cannot read provides nothing */
-		if (unpkg_relations_parse(prov, "Provides", value, &ignored) < 0)
-			continue;
-		r->nprovides++;
-		for (j = 0; j < prov->count; j++)
-			for (k = 0; k < prov->rels[j].count; k++) {
-				const struct unpkg_relation_alt *a =
-					&prov->rels[j].alts[k];
-
-				if (add_candidate(r, a->name, dp,
-						  a->op == UNPKG_REL_EQ
-							  ? a->version : NULL,
-						  1, err) < 0)
-					return -1;
-			}
-	}
-	r->candidates_valid = 1;
-	return 0;
-}
-
 /* Is package `dp` usable for dependencies: installed, or (when `run_ok`)
  * unpacked by this run? */
 static int usable(const struct run *r, const struct unpkg_db_pkg *dp,
@@ -316,9 +214,9 @@ static int usable(const struct run *r, const struct unpkg_db_pkg *dp,
 static int alt_satisfied(const struct run *r,
 			 const struct unpkg_relation_alt *alt, int run_ok)
 {
-	const struct candidate *c;
+	const struct unpkg_candidate *c;
 
-	for (c = unpkg_strmap_get(&r->candidates, alt->name); c != NULL;
+	for (c = unpkg_pkgindex_candidates(&r->index, alt->name); c != NULL;
 	     c = c->next) {
 		if (!usable(r, c->pkg, run_ok))
 			continue;
@@ -346,7 +244,7 @@ static int check_relations(struct run *r, const struct pkg *p,
 	if (value == NULL)
 		return breakers ? inst_check_breakers(r, p, why, whylen, err)
 				: 1;
-	if (inst_build_candidates(r, err) < 0)
+	if (unpkg_pkgindex_build(&r->index, err) < 0)
 		return -1;
 	unpkg_relations_init(&rels);
 	if (unpkg_relations_parse(&rels, field, value, err) < 0) {
@@ -890,7 +788,7 @@ int inst_put_stanza(struct run *r, struct pkg *p, const char *text,
 {
 	if (unpkg_db_put(r->db, p->name, p->arch, text, err) < 0)
 		return -1;
-	r->candidates_valid = 0;
+	unpkg_pkgindex_invalidate(&r->index);
 	r->db_dirty = 1;
 	unpkg_event_pkg_status(r->o->events, p->key, arch, version, status);
 	return 0;
@@ -1008,7 +906,7 @@ void inst_restore_pkg(struct run *r, struct pkg *p)
 	struct unpkg_err err;
 
 	unpkg_err_init(&err);
-	r->candidates_valid = 0;
+	unpkg_pkgindex_invalidate(&r->index);
 	r->db_dirty = 1;
 	if (unpkg_db_put(r->db, p->name, p->arch, p->old_stanza, &err) < 0) {
 		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
@@ -1429,19 +1327,6 @@ static int remove_obsolete_info(struct run *r, struct pkg *p,
 	return 0;
 }
 
-/* The database entry of "name" or "name:arch", or NULL. */
-const struct unpkg_db_pkg *inst_find_key(const struct run *r,
-					 const char *key)
-{
-	const char *colon = strchr(key, ':');
-	char name[256];
-
-	if (colon == NULL)
-		return unpkg_db_find(r->db, key, NULL);
-	snprintf(name, sizeof(name), "%.*s", (int)(colon - key), key);
-	return unpkg_db_find(r->db, name, colon + 1);
-}
-
 /* What happens to the files of one installed package that `p` ships too,
  * decided at the first one (dpkg's "replacingfilesandsaid"). */
 enum take_verdict {
@@ -1501,7 +1386,7 @@ static int replaces(struct take_ctx *c, const char *owner,
 		    enum take_verdict *v, struct unpkg_err *err)
 {
 	const char *value = unpkg_para_get(&c->p->control, "Replaces");
-	const struct unpkg_db_pkg *q = inst_find_key(c->r, owner);
+	const struct unpkg_db_pkg *q = unpkg_pkgindex_find_key(c->r->db, owner);
 	const char *have = q != NULL ? unpkg_para_get(&q->para, "Version")
 				     : NULL;
 	const char *theirs = q != NULL ? unpkg_para_get(&q->para, "Replaces")
@@ -1535,7 +1420,7 @@ static int replaces(struct take_ctx *c, const char *owner,
 
 static const char *version_of(struct run *r, const char *key)
 {
-	const struct unpkg_db_pkg *q = inst_find_key(r, key);
+	const struct unpkg_db_pkg *q = unpkg_pkgindex_find_key(r->db, key);
 	const char *v = q != NULL ? unpkg_para_get(&q->para, "Version") : NULL;
 
 	return v != NULL ? v : "";
@@ -1684,7 +1569,7 @@ out:
 static int disappear(struct run *r, struct pkg *p, const char *owner, int dir,
 		     struct unpkg_err *err)
 {
-	const struct unpkg_db_pkg *q = inst_find_key(r, owner);
+	const struct unpkg_db_pkg *q = unpkg_pkgindex_find_key(r->db, owner);
 	char **grown, *text, *arch;
 	size_t i;
 	int ret;
@@ -1696,7 +1581,7 @@ static int disappear(struct run *r, struct pkg *p, const char *owner, int dir,
 			 "completely replaced.)", owner);
 	if (maint_disappear(r, q, p, err) < 0)
 		return -1;
-	q = inst_find_key(r, owner);
+	q = unpkg_pkgindex_find_key(r->db, owner);
 	text = q != NULL ? unpkg_para_format(&q->para) : NULL;
 	grown = realloc(p->gone, (p->ngone + 2) * sizeof(*grown));
 	if (q == NULL || text == NULL || grown == NULL) {
@@ -1720,7 +1605,7 @@ static int disappear(struct run *r, struct pkg *p, const char *owner, int dir,
 	if (ret < 0 ||
 	    unpkg_triggers_set_interests(r->trig, owner, NULL, 0, err) < 0)
 		return -1;
-	r->candidates_valid = 0;
+	unpkg_pkgindex_invalidate(&r->index);
 	r->db_dirty = 1;
 	/* unpacked earlier in this run: gone, it is not configured (it was
 	 * committed on its own before `p` was staged) */
@@ -1968,7 +1853,7 @@ static int activate(void *ctx, const char *trigger, const char *key,
 		    int noawait, struct unpkg_err *err)
 {
 	struct activation *c = ctx;
-	const struct unpkg_db_pkg *ip = inst_find_key(c->r, key);
+	const struct unpkg_db_pkg *ip = unpkg_pkgindex_find_key(c->r->db, key);
 	const char *want, *flag, *status, *pending;
 	struct unpkg_para para;
 	char value[64], *list = NULL, *text = NULL, *name = NULL;
@@ -2002,7 +1887,7 @@ static int activate(void *ctx, const char *trigger, const char *key,
 	ret = unpkg_db_put(c->r->db, name, ip->arch[0] != '\0' ? ip->arch
 							       : NULL,
 			   text, err);
-	c->r->candidates_valid = 0;
+	unpkg_pkgindex_invalidate(&c->r->index);
 	c->r->db_dirty = 1;
 out:
 	free(name);
@@ -2543,7 +2428,7 @@ static void restore_gone(struct run *r, struct pkg *p)
 		struct unpkg_err err;
 
 		unpkg_err_init(&err);
-		r->candidates_valid = 0;
+		unpkg_pkgindex_invalidate(&r->index);
 		r->db_dirty = 1;
 		if (unpkg_db_put(r->db, p->gone[i], NULL, p->gone[i + 1],
 				 &err) < 0)
@@ -2606,7 +2491,7 @@ static void run_destroy(struct run *r)
 		pkg_destroy(&r->pkgs[i]);
 	free(r->pkgs);
 	unpkg_strmap_destroy(&r->run_files);
-	candidates_destroy(r);
+	unpkg_pkgindex_destroy(&r->index);
 	unpkg_commit_free(r->commit);
 	unpkg_triggers_free(r->trig);
 	unpkg_strmap_destroy(&r->override_map);
@@ -2722,7 +2607,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	int ret = -1;
 
 	unpkg_strmap_init(&r.run_files);
-	unpkg_strmap_init(&r.candidates);
+	unpkg_pkgindex_init(&r.index, NULL);
 	unpkg_strmap_init(&r.override_map);
 	if (o->frontend_lock)
 		dbflags |= UNPKG_DB_LOCK_FRONTEND;
@@ -2740,6 +2625,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 				   0, &r.commit, err) < 0 ||
 	    unpkg_commit_name_root(r.commit, r.admroot, o->admindir, err) < 0)
 		goto out;
+	r.index.db = r.db;
 	/* --force-unsafe-io may lose the packages' files, never the
 	 * database: its writes are synced in every mode, as dpkg's are. */
 	unpkg_commit_database_root(r.commit, r.admroot);

@@ -351,7 +351,7 @@ int maint_other_state(struct run *r, struct deconf *d, const char *status,
 	if (unpkg_stanza_format(&para, &st, &text, err) < 0 ||
 	    unpkg_db_put(r->db, d->name, d->arch, text, err) < 0)
 		goto out;
-	r->candidates_valid = 0;
+	unpkg_pkgindex_invalidate(&r->index);
 	r->db_dirty = 1;
 	unpkg_event_pkg_status(r->o->events, d->key, d->arch, d->version,
 			       status);
@@ -383,7 +383,7 @@ static int deconf_restore(struct run *r, struct deconf *d,
 
 	if (unpkg_db_put(r->db, d->name, d->arch, d->stanza, err) < 0)
 		return -1;
-	r->candidates_valid = 0;
+	unpkg_pkgindex_invalidate(&r->index);
 	r->db_dirty = 1;
 	d->marked = 0;
 	now = unpkg_db_find(r->db, d->name, d->arch);

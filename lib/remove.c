@@ -271,7 +271,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 	static const char *const keep_gone[] = { "list", NULL };
 	static const char *const keep_cf[] = { "list", "postrm", NULL };
 	const char *argv[] = { "remove", NULL };
-	const struct unpkg_db_pkg *q = inst_find_key(r, d->key);
+	const struct unpkg_db_pkg *q = unpkg_pkgindex_find_key(r->db, d->key);
 	struct unpkg_para para;
 	const char *conffiles = NULL;
 	struct unpkg_buf list = { 0 };
@@ -354,7 +354,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 	}
 	if (unpkg_db_put(r->db, d->name, d->arch, NULL, err) < 0)
 		goto out;
-	r->candidates_valid = 0;
+	unpkg_pkgindex_invalidate(&r->index);
 	r->db_dirty = 1;
 	unpkg_event_pkg_status(r->o->events, d->key, d->arch, d->version,
 			       "not-installed");
@@ -439,7 +439,7 @@ void inst_sweep_removed(struct run *r)
 		nkeys++;
 	}
 	for (i = 0; i < nkeys; i++) {
-		const struct unpkg_db_pkg *q = inst_find_key(r, keys[i]);
+		const struct unpkg_db_pkg *q = unpkg_pkgindex_find_key(r->db, keys[i]);
 		const char *want, *flag, *status;
 		char **prev = NULL, **now = NULL;
 		size_t nprev = 0, nnow = 0, klen = strlen(keys[i]);

@@ -21,7 +21,7 @@
 . "${TESTLIB:?}"
 
 ALLOWED_CYCLES=(
-	"conflicts install maint remove"
+	"install maint remove"
 )
 ALLOWED_SIZES=(
 	"install.c"
