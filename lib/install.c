@@ -14,60 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "infodb.h"
 #include "install-impl.h"
+#include "obsolete.h"
 #include "strategy.h"
 #include "relation.h"
 #include "script.h"
 #include "stanza.h"
-
-static void conffiles_free(struct conffile *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(v[i].path);
-		free(v[i].flags);
-	}
-	free(v);
-}
-
-static void pkg_destroy(struct pkg *p)
-{
-	unpkg_deb_free(p->deb);
-	unpkg_para_destroy(&p->control);
-	free(p->name);
-	free(p->key);
-	free(p->label);
-	free(p->old_stanza);
-	free(p->old_version);
-	free(p->config_version);
-	free(p->old_conffiles);
-	free(p->old_status);
-	free(p->old_arch);
-	free(p->awaited);
-	unpkg_db_list_free(p->taken, p->ntaken);
-	unpkg_db_list_free(p->gone, p->ngone);
-	maint_free_scripts(p);
-	unpkg_db_list_free(p->old_files, p->nold_files);
-	unpkg_db_list_free(p->obsolete_info, p->nobsolete_info);
-	free(p->obsolete);
-	free(p->late_rmdir);
-	unpkg_db_list_free(p->late_paths, p->nlate_paths);
-	conffiles_free(p->obsolete_conf, p->nobsolete_conf);
-	conffiles_free(p->conffiles, p->nconffiles);
-	unpkg_strmap_destroy(&p->confmap);
-	unpkg_filelist_destroy(&p->files);
-}
-
-void inst_fail_pkg(struct run *r, struct pkg *p, const char *what,
-		     const struct unpkg_err *err)
-{
-	unpkg_event_emit(r->o->events, UNPKG_EV_ERROR, what, "%s", err->msg);
-	p->state = PKG_FAILED;
-	unpkg_deb_free(p->deb);
-	p->deb = NULL;
-	r->failed++;
-}
 
 static void timed(struct run *r, enum unpkg_phase phase, double since)
 {
@@ -548,25 +501,6 @@ static int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	return 0;
 }
 
-/* The hash the database recorded for conffile `path` before the run
- * (from the old Conffiles value " /path hash [flags]" lines), copied into
- * `hash`; "" if none. */
-static void recorded_hash(const struct pkg *p, const char *path,
-			  char hash[33])
-{
-	const char *s = p->old_conffiles;
-	size_t plen = strlen(path);
-
-	hash[0] = '\0';
-	while (s != NULL && (s = strstr(s, path)) != NULL) {
-		if ((s == p->old_conffiles || s[-1] == ' ') && s[plen] == ' ') {
-			sscanf(s + plen + 1, "%32s", hash);
-			return;
-		}
-		s += plen;
-	}
-}
-
 /* MD5 of the regular file `name` in `dfd`, "" if it is not one. */
 static int file_md5(int dfd, const char *name, char hex[33],
 		    struct unpkg_err *err)
@@ -596,84 +530,6 @@ static int file_md5(int dfd, const char *name, char hex[33],
 	return 0;
 }
 
-
-static int is_script(const char *member)
-{
-	return strcmp(member, "preinst") == 0 ||
-	       strcmp(member, "postinst") == 0 ||
-	       strcmp(member, "prerm") == 0 || strcmp(member, "postrm") == 0;
-}
-
-/* Write info/KEY.NAME.dpkg-new and stage it to become info/KEY.NAME. */
-int inst_stage_info(struct run *r, const char *key, int dir,
-		    const char *member, const void *data, size_t len,
-		    mode_t mode, struct unpkg_err *err)
-{
-	char *name = NULL, *tmp = NULL;
-	const char *s = data;
-	struct stat st;
-	int dfd, fd = -1, ret = -1;
-	unsigned int flags = 0;
-
-	if (asprintf(&name, "%s.%s", key, member) < 0) {
-		name = NULL;
-		unpkg_err_nomem(err);
-		goto out;
-	}
-	if (asprintf(&tmp, "%s.dpkg-new", name) < 0) {
-		tmp = NULL;
-		unpkg_err_nomem(err);
-		goto out;
-	}
-	dfd = unpkg_commit_dirfd(r->commit, dir, err);
-	if (dfd < 0)
-		goto out;
-	/* A maintainer script waits as NAME.dpkg-new until the old
-	 * version's postrm has run (maint_postrm()); remove_old(), in the
-	 * record hook, stages it for a rename pass of its own. */
-	if (is_script(member))
-		flags |= UNPKG_STAGE_NORENAME;
-	else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		flags |= UNPKG_STAGE_BACKUP;
-	else if (errno != ENOENT) {
-		unpkg_err_sys(err, "cannot stat info/%s", name);
-		goto out;
-	}
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-			      O_CLOEXEC, 0600);
-	if (fd < 0) {
-		unpkg_err_sys(err, "cannot create info/%s", tmp);
-		goto out;
-	}
-	while (len > 0) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			unpkg_err_sys(err, "cannot write info/%s", tmp);
-			goto out;
-		}
-		s += n;
-		len -= (size_t)n;
-	}
-	if (fchmod(fd, mode) < 0) {
-		unpkg_err_sys(err, "cannot set mode of info/%s", tmp);
-		goto out;
-	}
-	ret = unpkg_commit_stage(r->commit, dir, tmp, name, fd, flags, err);
-	fd = -1;		/* owned by the commit object now */
-	if (ret < 0)
-		goto out;
-out:
-	if (fd >= 0) {
-		close(fd);
-		unlinkat(dfd, tmp, 0);
-	}
-	free(name);
-	free(tmp);
-	return ret;
-}
 
 /* info/KEY.list: the new version's paths, symlinks after everything else
  * (each group in archive order, as dpkg lists them), then its obsolete
@@ -718,12 +574,12 @@ static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 
 		if (strcmp(m->name, "control") == 0)
 			continue;
-		if (inst_stage_info(r, p->key, dir, m->name, m->data, m->size,
+		if (infodb_stage(r, p->key, dir, m->name, m->data, m->size,
 			       m->mode & 0777, err) < 0)
 			goto out;
 	}
 	if (list_text(p, &list, err) < 0 ||
-	    inst_stage_info(r, p->key, dir, "list", list.s, list.len, 0644, err) < 0)
+	    infodb_stage(r, p->key, dir, "list", list.s, list.len, 0644, err) < 0)
 		goto out;
 	if (unpkg_deb_member(p->deb, "md5sums") == NULL) {
 		for (i = 0; i < p->files.count; i++) {
@@ -735,7 +591,7 @@ static int stage_infodb(struct run *r, struct pkg *p, struct unpkg_err *err)
 				goto out;
 		}
 		/* Even empty: dpkg --audit asks for a reinstall otherwise. */
-		if (inst_stage_info(r, p->key, dir, "md5sums", sums.s, sums.len, 0644,
+		if (infodb_stage(r, p->key, dir, "md5sums", sums.s, sums.len, 0644,
 			       err) < 0)
 			goto out;
 	}
@@ -748,180 +604,6 @@ out:
 
 /* --- database records ----------------------------------------------------- */
 
-/* Conffiles: field for `p`: until configured, the hash recorded for the
- * old version ("newconffile" for a conffile new to the package); once
- * configured, the hash of the version the package ships.  The old
- * conffiles the new version dropped follow, marked obsolete. */
-static int conffiles_value(const struct pkg *p, int configured,
-			   struct unpkg_buf *v, struct unpkg_err *err)
-{
-	size_t i;
-
-	for (i = 0; i < p->nconffiles; i++) {
-		const struct conffile *cf = &p->conffiles[i];
-		uintptr_t idx = (uintptr_t)unpkg_strmap_get(&p->files.index,
-							    cf->path);
-		const char *hash = "newconffile";
-		char old[33];
-
-		recorded_hash(p, cf->path, old);
-		if (configured && idx != 0 && p->files.files[idx - 1].md5[0])
-			hash = p->files.files[idx - 1].md5;
-		else if (!configured && old[0] != '\0')
-			hash = old;
-		if (unpkg_buf_printf(v, err, "\n %s %s%s%s", cf->path, hash,
-			     cf->flags != NULL ? " " : "",
-			     cf->flags != NULL ? cf->flags : "") < 0)
-			return -1;
-	}
-	for (i = 0; i < p->nobsolete_conf; i++)
-		if (unpkg_buf_printf(v, err, "\n %s %s obsolete",
-			     p->obsolete_conf[i].path,
-			     p->obsolete_conf[i].flags) < 0)
-			return -1;
-	return 0;
-}
-
-int inst_put_stanza(struct run *r, struct pkg *p, const char *text,
-		    const char *arch, const char *version, const char *status,
-		    struct unpkg_err *err)
-{
-	if (unpkg_db_put(r->db, p->name, p->arch, text, err) < 0)
-		return -1;
-	unpkg_pkgindex_invalidate(&r->index);
-	r->db_dirty = 1;
-	unpkg_event_pkg_status(r->o->events, p->key, arch, version, status);
-	return 0;
-}
-
-/* Set the package's stanza in memory (not yet written). */
-int inst_put_state(struct run *r, struct pkg *p, const char *flag,
-		     const char *status, struct unpkg_err *err)
-{
-	struct unpkg_stanza_state st = {
-		.want = "install",
-		.flag = flag,
-		.status = status,
-		.config_version = p->config_version,
-	};
-	struct unpkg_buf conffiles = { 0 };
-	char *text = NULL;
-	int ret = -1;
-
-	if (conffiles_value(p, strcmp(status, "installed") == 0, &conffiles,
-			    err) < 0)
-		goto out;
-	st.conffiles = conffiles.s;
-	/* configured, it waits for the triggers it activated */
-	if (p->awaited != NULL && strcmp(status, "installed") == 0)
-		st.status = status = "triggers-awaited";
-	st.triggers_awaited = p->awaited;
-	if (unpkg_stanza_format(&p->control, &st, &text, err) < 0 ||
-	    inst_put_stanza(r, p, text, p->arch, p->version, status, err) < 0)
-		goto out;
-	ret = 0;
-out:
-	unpkg_buf_free(&conffiles);
-	free(text);
-	return ret;
-}
-
-int inst_write_db(struct run *r, struct unpkg_err *err)
-{
-	if (unpkg_db_write(r->db, &r->stats->fsync, err) < 0) {
-		if (err->code == UNPKG_ERR_SYNC)
-			r->sync_failed = 1;
-		return -1;
-	}
-	r->db_dirty = 0;
-	return 0;
-}
-
-/* Write the database's new files now and hand them to the commit, whose
- * next sync makes them durable with the package files; db_publish() puts
- * them in place after it.  One sync fewer than inst_write_db(). */
-static int db_stage(struct run *r, struct unpkg_err *err)
-{
-	struct unpkg_db_staged s;
-	size_t i;
-	int dir;
-
-	dir = unpkg_commit_dir(r->commit, r->admroot, "", err);
-	if (dir < 0 || unpkg_db_write_begin(r->db, &s, err) < 0)
-		return -1;
-	for (i = 0; i < s.n; i++) {
-		int fd = s.fd[i];
-
-		s.fd[i] = -1;	/* the commit's now, even on error */
-		if (unpkg_commit_sync_with(r->commit, dir, s.name[i], fd,
-					   err) < 0) {
-			unpkg_db_staged_close(&s);
-			return -1;
-		}
-	}
-	r->db_dirty = 0;	/* until the next change */
-	r->db_handed = 1;
-	return 0;
-}
-
-/* Put the staged write in place. */
-static int db_publish(struct run *r, struct unpkg_err *err)
-{
-	if (unpkg_db_write_end(r->db, &r->stats->fsync, err) < 0) {
-		if (err->code == UNPKG_ERR_SYNC)
-			r->sync_failed = 1;
-		r->db_dirty = 1;
-		return -1;
-	}
-	return 0;
-}
-
-static int db_publish_hook(void *ctx, struct unpkg_err *err)
-{
-	return db_publish(ctx, err);
-}
-
-/* A finish of the run's transaction.  If one of its syncs fails, it may
- * have been the one covering the database's files (a syncfs of their
- * file system, or the new status handed over): the database's own syncs
- * must not try again what it could not do. */
-static int finish(struct run *r, const struct unpkg_commit_hooks *h,
-		  struct unpkg_err *err)
-{
-	int ret = unpkg_commit_finish_hooked(r->commit, h, err);
-
-	if (ret < 0 && err->code == UNPKG_ERR_SYNC &&
-	    (r->db_handed || unpkg_commit_syncs_whole_fs(r->commit)))
-		unpkg_db_sync_lost(r->db);
-	r->db_handed = 0;
-	return ret;
-}
-
-/* Put the package's stanza back as it was before the run, in memory: the
- * next database write of the run makes it durable. */
-void inst_restore_pkg(struct run *r, struct pkg *p)
-{
-	const struct unpkg_db_pkg *now;
-	const char *want, *flag, *status = "not-installed";
-	struct unpkg_err err;
-
-	unpkg_err_init(&err);
-	unpkg_pkgindex_invalidate(&r->index);
-	r->db_dirty = 1;
-	if (unpkg_db_put(r->db, p->name, p->arch, p->old_stanza, &err) < 0) {
-		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
-				 "cannot restore the database entry of %s: %s",
-				 p->key, err.msg);
-		return;
-	}
-	now = unpkg_db_find(r->db, p->name, p->arch);
-	if (now != NULL && unpkg_db_pkg_status(now, &want, &flag, &status) < 0)
-		status = "not-installed";
-	unpkg_event_pkg_status(r->o->events, p->key, p->arch,
-			       now != NULL ? unpkg_para_get(&now->para,
-							    "Version") : NULL,
-			       status);
-}
 /* --- unpack -------------------------------------------------------------- */
 
 /* A (device, inode) pair of a file the new version installed. */
@@ -941,22 +623,6 @@ static int cmp_devino(const void *a, const void *b)
 	return 0;
 }
 
-/* lstat `path` ("/usr/bin/x") beneath the root; 0 on success. */
-int inst_lstat_in_root(struct run *r, const char *path, struct stat *st)
-{
-	struct unpkg_err ignored;
-	const char *base;
-	int dfd, ret;
-
-	unpkg_err_init(&ignored);
-	dfd = unpkg_root_open_parent(r->root, path + 1, &base, &ignored);
-	if (dfd < 0)
-		return -1;
-	ret = fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW);
-	close(dfd);
-	return ret;
-}
-
 /* The identities of every non-directory the new version installed, sorted:
  * under merged /usr an old path (/lib/x) can name a new file (/usr/lib/x),
  * which must not be removed. */
@@ -974,7 +640,7 @@ static int new_identities(struct run *r, const struct pkg *p,
 		struct stat st;
 
 		if (p->files.files[i].type == UNPKG_ENTRY_DIR ||
-		    inst_lstat_in_root(r, p->files.files[i].path, &st) < 0)
+		    obsolete_lstat(r, p->files.files[i].path, &st) < 0)
 			continue;
 		v[*n].dev = st.st_dev;
 		v[(*n)++].ino = st.st_ino;
@@ -1002,84 +668,9 @@ static int find_obsolete(struct pkg *p, struct unpkg_err *err)
 		if (strcmp(path, "/.") == 0 || path[0] != '/' ||
 		    unpkg_strmap_get(&p->files.index, path) != NULL)
 			continue;
-		recorded_hash(p, path, hash);
+		run_recorded_hash(p, path, hash);
 		if (hash[0] == '\0')
 			p->obsolete[p->nobsolete++] = path;
-	}
-	return 0;
-}
-
-int inst_add_late_rmdir(struct pkg *p, const char *path,
-			struct unpkg_err *err)
-{
-	const char **grown = realloc(p->late_rmdir, (p->nlate_rmdir + 1) *
-						    sizeof(*grown));
-
-	if (grown == NULL)
-		return unpkg_err_nomem(err);
-	p->late_rmdir = grown;
-	grown[p->nlate_rmdir++] = path;
-	return 0;
-}
-
-static int is_subdir(int dfd, const struct dirent *de)
-{
-	struct stat st;
-
-	if (de->d_type != DT_UNKNOWN)
-		return de->d_type == DT_DIR;
-	return fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       S_ISDIR(st.st_mode);
-}
-
-/* 1 if every entry beneath directory `name` in `dfd` (the old path
- * `path`) is in `gone`, 0 if not, -1 on error. */
-int inst_all_gone(int dfd, const char *name, const char *path,
-		  const struct unpkg_strmap *gone, struct unpkg_err *err)
-{
-	struct dirent *de;
-	DIR *dir;
-	int fd, ret = 1;
-
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	dir = fd >= 0 ? fdopendir(fd) : NULL;
-	if (dir == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return unpkg_err_sys(err, "cannot read directory %s", path);
-	}
-	while (ret == 1 && (de = readdir(dir)) != NULL) {
-		char *full;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (asprintf(&full, "%s/%s", path, de->d_name) < 0) {
-			ret = unpkg_err_nomem(err);
-			break;
-		}
-		if (unpkg_strmap_get(gone, full) == NULL)
-			ret = 0;
-		else if (is_subdir(dirfd(dir), de))
-			ret = inst_all_gone(dirfd(dir), de->d_name, full, gone, err);
-		free(full);
-	}
-	closedir(dir);
-	return ret;
-}
-
-/* 1 if an ancestor of `path` is in `moved`. */
-int inst_under_moved(const char *path, const struct unpkg_strmap *moved)
-{
-	char buf[PATH_MAX];
-	char *slash;
-
-	if (strlen(path) >= sizeof(buf))
-		return 0;
-	strcpy(buf, path);
-	while ((slash = strrchr(buf, '/')) != NULL && slash != buf) {
-		*slash = '\0';
-		if (unpkg_strmap_get(moved, buf) != NULL)
-			return 1;
 	}
 	return 0;
 }
@@ -1097,7 +688,7 @@ static int may_remove(struct run *r, struct pkg *p, const char *path,
 	if (unpkg_db_load_files(r->db, err) < 0)
 		return -1;
 	if (unpkg_db_file_owner(r->db, path, p->key) != NULL ||
-	    inst_lstat_in_root(r, path, st) < 0)
+	    obsolete_lstat(r, path, st) < 0)
 		return 0;
 	if (S_ISDIR(st->st_mode))
 		return 1;
@@ -1106,39 +697,6 @@ static int may_remove(struct run *r, struct pkg *p, const char *path,
 	key.dev = st->st_dev;
 	key.ino = st->st_ino;
 	return bsearch(&key, *ids, *nids, sizeof(key), cmp_devino) == NULL;
-}
-
-int inst_parent_dir(struct run *r, const char *path, struct unpkg_err *err)
-{
-	const char *slash = strrchr(path, '/');
-	char *parent;
-	int dir;
-
-	parent = strndup(path + 1, slash == path ? 0
-				   : (size_t)(slash - path - 1));
-	if (parent == NULL)
-		return unpkg_err_nomem(err);
-	dir = unpkg_commit_dir(r->commit, r->root, parent, err);
-	free(parent);
-	return dir;
-}
-
-int inst_move_aside(struct run *r, struct pkg *p, const char *who,
-		    const char *path, int dir, int is_dir,
-		    struct unpkg_strmap *moved, struct unpkg_err *err)
-{
-	const char *base = strrchr(path, '/') + 1;
-	struct unpkg_err why;
-
-	unpkg_err_init(&why);
-	if (unpkg_commit_remove(r->commit, dir, base, is_dir, &why) == 0)
-		return unpkg_strmap_put(moved, path, (void *)path, NULL, err);
-	if (is_dir && why.errnum == EXDEV)
-		return inst_add_late_rmdir(p, path, err);
-	unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, who,
-			 "unable to delete old %s '%s': %s",
-			 is_dir ? "directory" : "file", path, why.msg);
-	return 0;
 }
 
 /* Remove the obsolete paths as dpkg does after unpacking: not files
@@ -1175,23 +733,23 @@ static int remove_obsolete(struct run *r, struct pkg *p, struct unpkg_err *err)
 		int dir, dfd, is_dir;
 
 		if (unpkg_strmap_get(&gone, path) == NULL ||
-		    inst_under_moved(path, &moved) ||
-		    inst_lstat_in_root(r, path, &st) < 0)
+		    obsolete_under_moved(path, &moved) ||
+		    obsolete_lstat(r, path, &st) < 0)
 			continue;
 		is_dir = S_ISDIR(st.st_mode);
-		dir = inst_parent_dir(r, path, err);
+		dir = obsolete_parent_dir(r, path, err);
 		dfd = dir >= 0 ? unpkg_commit_dirfd(r->commit, dir, err) : -1;
 		if (dfd < 0)
 			goto out;
 		if (is_dir) {
-			int all = inst_all_gone(dfd, slash + 1, path, &gone, err);
+			int all = obsolete_all_gone(dfd, slash + 1, path, &gone, err);
 
 			if (all < 0)
 				goto out;
 			if (all == 0)
 				continue;	/* dpkg keeps it too */
 		}
-		if (inst_move_aside(r, p, p->key, path, dir, is_dir, &moved,
+		if (obsolete_move_aside(r, p, p->key, path, dir, is_dir, &moved,
 				    err) < 0)
 			goto out;
 	}
@@ -1230,28 +788,6 @@ static void late_rmdirs(struct run *r, struct pkg *p)
 	p->nlate_rmdir = 0;
 }
 
-/* An interrupted run moved an old info/ file aside as NAME.dpkg-tmp:
- * put it back where nothing has taken its name, so that it is removed
- * like the rest.  0, or -1 with errno set. */
-int inst_unmove_info(int dfd, const char *name)
-{
-	size_t len = strlen(name);
-	char *base;
-	int ret = 0;
-
-	if (len <= 9 || strcmp(name + len - 9, ".dpkg-tmp") != 0)
-		return 0;
-	base = strndup(name, len - 9);
-	if (base == NULL)
-		return -1;
-	if (faccessat(dfd, base, F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
-	    errno == ENOENT && renameat(dfd, name, dfd, base) < 0 &&
-	    errno != ENOENT)
-		ret = -1;
-	free(base);
-	return ret;
-}
-
 /* Note the info/KEY.* files of the old version that the new one does
  * not ship (an old postinst, say); they go once the new one is committed. */
 static int find_obsolete_info(struct run *r, struct pkg *p,
@@ -1275,7 +811,7 @@ static int find_obsolete_info(struct run *r, struct pkg *p,
 	while ((de = readdir(dir)) != NULL)
 		if (strncmp(de->d_name, p->key, klen) == 0 &&
 		    de->d_name[klen] == '.' &&
-		    inst_unmove_info(dirfd(dir), de->d_name) < 0) {
+		    infodb_unmove(dirfd(dir), de->d_name) < 0) {
 			closedir(dir);
 			return unpkg_err_sys(err, "cannot restore info/%s",
 					     de->d_name);
@@ -1509,60 +1045,6 @@ static int take_over(void *ctx, const char *owner, const char *path,
 	return 1;
 }
 
-/* Move the info/KEY.* files aside with the transaction (`dir`: the
- * commit's info/), but the members named in `keep` (NULL-terminated, or
- * NULL). */
-int inst_remove_info(struct run *r, const char *key, int dir,
-		     const char *const *keep, struct unpkg_err *err)
-{
-	size_t klen = strlen(key), nnames = 0, i;
-	char **names = NULL;
-	struct dirent *de;
-	DIR *d;
-	int dfd, fd, ret = -1;
-
-	dfd = unpkg_commit_dirfd(r->commit, dir, err);
-	fd = dfd >= 0 ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-		      : -1;
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (d == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return dfd < 0 ? -1 : unpkg_err_sys(err, "cannot read info/");
-	}
-	/* the names first: moving them aside changes the directory */
-	while ((de = readdir(d)) != NULL) {
-		const char *member = de->d_name + klen + 1;
-		char **v;
-
-		if (strncmp(de->d_name, key, klen) != 0 ||
-		    de->d_name[klen] != '.' || strchr(member, '.') != NULL)
-			continue;
-		for (i = 0; keep != NULL && keep[i] != NULL &&
-			    strcmp(member, keep[i]) != 0; i++)
-			;
-		if (keep != NULL && keep[i] != NULL)
-			continue;
-		v = realloc(names, (nnames + 1) * sizeof(*v));
-		if (v == NULL || (v[nnames] = strdup(de->d_name)) == NULL) {
-			if (v != NULL)
-				names = v;
-			unpkg_err_nomem(err);
-			goto out;
-		}
-		names = v;
-		nnames++;
-	}
-	for (i = 0; i < nnames; i++)
-		if (unpkg_commit_remove(r->commit, dir, names[i], 0, err) < 0)
-			goto out;
-	ret = 0;
-out:
-	closedir(d);
-	unpkg_db_list_free(names, nnames);
-	return ret;
-}
-
 /* Installed package `owner` has nothing left but directories: as in dpkg
  * it disappears (postrm disappear; its info/ files moved aside with the
  * transaction; its entry dropped, to be put back if `p` fails). */
@@ -1600,20 +1082,18 @@ static int disappear(struct run *r, struct pkg *p, const char *owner, int dir,
 	arch = q->arch[0] != '\0' ? strdup(q->arch) : NULL;
 	if (q->arch[0] != '\0' && arch == NULL)
 		return unpkg_err_nomem(err);
-	ret = unpkg_db_put(r->db, p->gone[p->ngone - 2], arch, NULL, err);
+	ret = run_put(r, p->gone[p->ngone - 2], arch, NULL, err);
 	free(arch);
 	if (ret < 0 ||
 	    unpkg_triggers_set_interests(r->trig, owner, NULL, 0, err) < 0)
 		return -1;
-	unpkg_pkgindex_invalidate(&r->index);
-	r->db_dirty = 1;
 	/* unpacked earlier in this run: gone, it is not configured (it was
 	 * committed on its own before `p` was staged) */
 	for (i = 0; i < r->npkgs; i++)
 		if (r->pkgs[i].state == PKG_UNPACKED &&
 		    strcmp(r->pkgs[i].key, owner) == 0)
 			r->pkgs[i].state = PKG_FAILED;
-	return inst_remove_info(r, owner, dir, NULL, err);
+	return infodb_remove(r, owner, dir, NULL, err);
 }
 
 /* The owners of the files `p` took over lose them from their lists, as
@@ -1661,7 +1141,7 @@ static int stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
 		if (ret == 0 && !keeps)
 			ret = disappear(r, p, owner, dir, err);
 		else if (ret == 0)
-			ret = inst_stage_info(r, owner, dir, "list",
+			ret = infodb_stage(r, owner, dir, "list",
 					 list.s != NULL ? list.s : "", list.len,
 					 0644, err);
 		unpkg_buf_free(&list);
@@ -1760,11 +1240,6 @@ static int stage_scripts(struct run *r, struct pkg *p, struct unpkg_err *err)
 			return -1;
 	}
 	return 0;
-}
-
-void inst_undo_files(struct run *r, struct pkg *p)
-{
-	unpkg_commit_undo(r->commit, &p->sp_from, &p->sp_to);
 }
 
 /* The old versions' leftovers go once the new files are in place, moved
@@ -1884,11 +1359,8 @@ static int activate(void *ctx, const char *trigger, const char *key,
 			unpkg_err_nomem(err);
 		goto out;
 	}
-	ret = unpkg_db_put(c->r->db, name, ip->arch[0] != '\0' ? ip->arch
-							       : NULL,
-			   text, err);
-	unpkg_pkgindex_invalidate(&c->r->index);
-	c->r->db_dirty = 1;
+	ret = run_put(c->r, name, ip->arch[0] != '\0' ? ip->arch : NULL, text,
+		      err);
 out:
 	free(name);
 	free(list);
@@ -1961,10 +1433,10 @@ static int record_unpacked(void *ctx, struct unpkg_err *err)
 		struct pkg *p = &r->pkgs[i];
 
 		if (p->state == PKG_EXTRACTED &&
-		    inst_put_state(r, p, "ok", "unpacked", err) < 0)
+		    run_put_state(r, p, "ok", "unpacked", err) < 0)
 			return -1;
 	}
-	return db_stage(r, err);
+	return run_db_stage(r, err);
 }
 
 /* Commit every extracted package: one barrier, one rename pass, the old
@@ -1980,10 +1452,10 @@ static int commit_group(struct run *r, struct unpkg_err *err)
 	double t;
 	size_t i;
 
-	if (finish(r, &hooks, err) < 0)
+	if (run_finish(r, &hooks, err) < 0)
 		return -1;
 	t = unpkg_now();
-	if (db_publish(r, err) < 0)
+	if (run_db_publish(r, err) < 0)
 		return -1;
 	for (i = 0; i < r->npkgs; i++)
 		if (r->pkgs[i].state == PKG_EXTRACTED)
@@ -1998,7 +1470,7 @@ static int commit_group(struct run *r, struct unpkg_err *err)
 			continue;
 		unpkg_err_init(&perr);
 		unpkg_err_set(&perr, UNPKG_ERR_SCRIPT, "%s", p->removal_failed);
-		inst_fail_pkg(r, p, p->debpath, &perr);
+		run_fail_pkg(r, p, p->debpath, &perr);
 	}
 	release(r);
 	for (i = 0; i < r->npkgs; i++)
@@ -2097,7 +1569,7 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 		}
 		if (exists && file_md5(dfd, base, have, err) < 0)
 			goto next;
-		recorded_hash(p, name, recorded);
+		run_recorded_hash(p, name, recorded);
 		action = conffile_action(exists ? have : NULL, recorded,
 					 shipped, r->o->force);
 		if (action == CONF_ASK) {
@@ -2194,7 +1666,7 @@ static int configure_one(struct run *r, struct pkg *p, struct unpkg_err *err)
 	if (ok <= 0)
 		return ok;
 	p->state = PKG_INSTALLED;
-	return inst_put_state(r, p, "ok", "installed", err);
+	return run_put_state(r, p, "ok", "installed", err);
 }
 
 /* Run configure_one() for the packages ready for it, those whose
@@ -2240,7 +1712,7 @@ static int configure_unscripted(void *ctx, struct unpkg_err *err)
 {
 	struct run *r = ctx;
 
-	return configure_in_order(r, err) < 0 ? -1 : db_stage(r, err);
+	return configure_in_order(r, err) < 0 ? -1 : run_db_stage(r, err);
 }
 
 static int configure_pkgs(struct run *r, struct unpkg_err *err)
@@ -2314,12 +1786,12 @@ static int configure_pkgs(struct run *r, struct unpkg_err *err)
 			.ctx = r,
 		};
 
-		if (finish(r, &hooks, err) < 0 || db_publish(r, err) < 0)
+		if (run_finish(r, &hooks, err) < 0 || run_db_publish(r, err) < 0)
 			goto fail;
 		release(r);
 		goto done;
 	}
-	if (finish(r, NULL, err) < 0)
+	if (run_finish(r, NULL, err) < 0)
 		goto fail;
 	/* The postinsts see their packages half-configured, conffiles in
 	 * place. */
@@ -2328,13 +1800,13 @@ static int configure_pkgs(struct run *r, struct unpkg_err *err)
 
 		if (p->state == PKG_CONFIGURING &&
 		    p->scripts[maint_index("postinst")].present &&
-		    inst_put_state(r, p, "ok", "half-configured", err) < 0)
+		    run_put_state(r, p, "ok", "half-configured", err) < 0)
 			goto fail;
 	}
-	if (inst_write_db(r, err) < 0)
+	if (run_write_db(r, err) < 0)
 		goto fail;
 	/* From here on the conffiles stay: a script may have used them. */
-	if (configure_in_order(r, err) < 0 || inst_write_db(r, err) < 0) {
+	if (configure_in_order(r, err) < 0 || run_write_db(r, err) < 0) {
 		if (scripts) {
 			release(r);
 			return -1;
@@ -2357,8 +1829,8 @@ fail:
 			continue;
 		unpkg_err_init(&ignored);
 		p->state = PKG_UNPACKED;
-		if (inst_put_state(r, p, "ok", "unpacked", &ignored) < 0)
-			inst_restore_pkg(r, p);
+		if (run_put_state(r, p, "ok", "unpacked", &ignored) < 0)
+			run_restore_pkg(r, p);
 		r->db_dirty = 1;
 	}
 	return -1;
@@ -2373,7 +1845,7 @@ fail:
 static int mark_all(struct run *r, struct unpkg_err *err)
 {
 	const struct unpkg_commit_hooks hooks = {
-		.synced = db_publish_hook,
+		.synced = run_db_publish_hook,
 		.ctx = r,
 	};
 	double t = unpkg_now();
@@ -2389,12 +1861,12 @@ static int mark_all(struct run *r, struct unpkg_err *err)
 				       p->upgrade ? "upgrade" : "install",
 				       p->key, p->arch, p->old_version,
 				       p->version);
-		if (inst_put_state(r, p, "reinstreq", "half-installed", err) < 0)
+		if (run_put_state(r, p, "reinstreq", "half-installed", err) < 0)
 			return -1;
 		p->state = PKG_MARKED;
 		any = 1;
 	}
-	if (any && (db_stage(r, err) < 0 || finish(r, &hooks, err) < 0))
+	if (any && (run_db_stage(r, err) < 0 || run_finish(r, &hooks, err) < 0))
 		return -1;
 	timed(r, UNPKG_PHASE_MARK, t);
 	return 0;
@@ -2414,8 +1886,8 @@ static void give_up(struct run *r, size_t from)
 
 		if (p->state != PKG_MARKED && p->state != PKG_EXTRACTED)
 			continue;
-		inst_restore_pkg(r, p);
-		inst_fail_pkg(r, p, p->debpath, &err);
+		run_restore_pkg(r, p);
+		run_fail_pkg(r, p, p->debpath, &err);
 	}
 }
 
@@ -2428,10 +1900,7 @@ static void restore_gone(struct run *r, struct pkg *p)
 		struct unpkg_err err;
 
 		unpkg_err_init(&err);
-		unpkg_pkgindex_invalidate(&r->index);
-		r->db_dirty = 1;
-		if (unpkg_db_put(r->db, p->gone[i], NULL, p->gone[i + 1],
-				 &err) < 0)
+		if (run_put(r, p->gone[i], NULL, p->gone[i + 1], &err) < 0)
 			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING,
 					 p->gone[i], "cannot restore the "
 					 "database entry of %s: %s",
@@ -2472,10 +1941,10 @@ static void group_failed(struct run *r, const struct unpkg_err *cause)
 
 		if (p->state != PKG_EXTRACTED)
 			continue;
-		inst_restore_pkg(r, p);
+		run_restore_pkg(r, p);
 		restore_gone(r, p);
 		restore_removed(r, p);
-		inst_fail_pkg(r, p, p->debpath, cause);
+		run_fail_pkg(r, p, p->debpath, cause);
 	}
 	if (cause->code == UNPKG_ERR_SYNC) {
 		r->sync_failed = 1;
@@ -2488,7 +1957,7 @@ static void run_destroy(struct run *r)
 	size_t i;
 
 	for (i = 0; i < r->npkgs; i++)
-		pkg_destroy(&r->pkgs[i]);
+		run_pkg_destroy(&r->pkgs[i]);
 	free(r->pkgs);
 	unpkg_strmap_destroy(&r->run_files);
 	unpkg_pkgindex_destroy(&r->index);
@@ -2529,7 +1998,7 @@ static int too_many_errors(struct run *r, size_t from)
 		struct pkg *p = &r->pkgs[i];
 
 		if (p->state == PKG_MARKED)
-			inst_restore_pkg(r, p);
+			run_restore_pkg(r, p);
 		if (p->state == PKG_OPENED || p->state == PKG_MARKED) {
 			unpkg_deb_free(p->deb);
 			p->deb = NULL;
@@ -2649,7 +2118,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		if (stopped)
 			continue;	/* not processed: stays PKG_FAILED */
 		if (open_pkg(&r, p, &perr) < 0)
-			inst_fail_pkg(&r, p, p->debpath, &perr);
+			run_fail_pkg(&r, p, p->debpath, &perr);
 		stopped = too_many_errors(&r, i + 1);
 	}
 	timed(&r, UNPKG_PHASE_OPEN, t);
@@ -2662,9 +2131,9 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		/* Nothing was touched: the database goes back too. */
 		for (i = 0; i < n; i++)
 			if (r.pkgs[i].state == PKG_MARKED)
-				inst_restore_pkg(&r, &r.pkgs[i]);
+				run_restore_pkg(&r, &r.pkgs[i]);
 		if (r.db_dirty)
-			inst_write_db(&r, err);
+			run_write_db(&r, err);
 		goto out;
 	}
 
@@ -2696,8 +2165,8 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		unpkg_commit_savepoint(r.commit, &p->sp_to);
 		if (ok < 0) {
 			unpkg_commit_rollback(r.commit, &p->sp_from);
-			inst_restore_pkg(&r, p);
-			inst_fail_pkg(&r, p, p->debpath, &perr);
+			run_restore_pkg(&r, p);
+			run_fail_pkg(&r, p, p->debpath, &perr);
 			/* After a failed sync (an early barrier) nothing
 			 * written since the last good one can be trusted. */
 			if (perr.code == UNPKG_ERR_SYNC)
@@ -2721,12 +2190,12 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	if (maint_deconfigure_unwind(&r, err) < 0)
 		goto out;
 	/* Stanzas of failed packages put back since the last write. */
-	if (r.db_dirty && inst_write_db(&r, err) < 0)
+	if (r.db_dirty && run_write_db(&r, err) < 0)
 		goto out;
 	/* After a failed sync nothing more is committed in this run. */
 	if (o->configure && !r.sync_failed && configure_pkgs(&r, err) < 0) {
 		if (r.db_dirty)
-			inst_write_db(&r, err);	/* the first error wins */
+			run_write_db(&r, err);	/* the first error wins */
 		goto out;
 	}
 	if (o->configure && maint_deconfigured_report(&r, err) < 0)

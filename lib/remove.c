@@ -23,7 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "infodb.h"
 #include "install-impl.h"
+#include "obsolete.h"
 
 /* Is `path` one of the conffiles of Conffiles value `value` (dir: one
  * beneath directory `path`)? */
@@ -88,7 +90,7 @@ static int removal_fates(struct run *r, const struct deconf *d,
 			fate[i] = 1;
 			continue;
 		}
-		if (inst_lstat_in_root(r, path, &st) < 0)
+		if (obsolete_lstat(r, path, &st) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
 			if (keeps_below(paths, fate, n, path)) {
@@ -106,7 +108,7 @@ static int removal_fates(struct run *r, const struct deconf *d,
 						     err);
 			if (dfd < 0)
 				goto out;
-			all = inst_all_gone(dfd, base, path, &gone, err);
+			all = obsolete_all_gone(dfd, base, path, &gone, err);
 			close(dfd);
 			if (all < 0)
 				goto out;
@@ -157,16 +159,16 @@ static int removal_files(struct run *r, struct pkg *p, const char *key,
 		struct stat st;
 		int dir, is_dir;
 
-		if (fate[i] != 2 || inst_under_moved(path, &moved) ||
-		    inst_lstat_in_root(r, path, &st) < 0)
+		if (fate[i] != 2 || obsolete_under_moved(path, &moved) ||
+		    obsolete_lstat(r, path, &st) < 0)
 			continue;
 		is_dir = S_ISDIR(st.st_mode);
-		dir = inst_parent_dir(r, path, err);
+		dir = obsolete_parent_dir(r, path, err);
 		if (dir < 0)
 			goto out;
 		if (is_dir && copy_late(p, &path, err) < 0)
 			goto out;
-		if (inst_move_aside(r, p, key, path, dir, is_dir, &moved,
+		if (obsolete_move_aside(r, p, key, path, dir, is_dir, &moved,
 				    err) < 0)
 			goto out;
 	}
@@ -246,7 +248,7 @@ static int removal_recover(struct run *r, const char *key, char ***paths,
 	while ((de = readdir(dir)) != NULL)
 		if (strncmp(de->d_name, key, klen) == 0 &&
 		    de->d_name[klen] == '.' &&
-		    inst_unmove_info(dirfd(dir), de->d_name) < 0) {
+		    infodb_unmove(dirfd(dir), de->d_name) < 0) {
 			closedir(dir);
 			unpkg_err_sys(err, "cannot restore info/%s", de->d_name);
 			goto out;
@@ -322,7 +324,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 	/* The list first: the commit releases the backups in reverse, so
 	 * the old list (which names the files moved aside, for
 	 * inst_sweep_removed() after a crash) goes last. */
-	if (keep ? inst_stage_info(r, d->key, dir, "list",
+	if (keep ? infodb_stage(r, d->key, dir, "list",
 			      list.s != NULL ? list.s : "", list.len, 0644,
 			      err) < 0
 		 : (fstatat(dfd, listname, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -344,7 +346,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		ret = maint_other_state(r, d, "half-installed", err);
 		goto out;
 	}
-	if (inst_remove_info(r, d->key, dir, keep ? keep_cf : keep_gone,
+	if (infodb_remove(r, d->key, dir, keep ? keep_cf : keep_gone,
 			     err) < 0 ||
 	    unpkg_triggers_set_interests(r->trig, d->key, NULL, 0, err) < 0)
 		goto out;
@@ -352,12 +354,9 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		ret = maint_other_state(r, d, "config-files", err);
 		goto out;
 	}
-	if (unpkg_db_put(r->db, d->name, d->arch, NULL, err) < 0)
+	if (run_put_reported(r, d->name, d->arch, NULL, d->key, d->arch,
+			     d->version, "not-installed", err) < 0)
 		goto out;
-	unpkg_pkgindex_invalidate(&r->index);
-	r->db_dirty = 1;
-	unpkg_event_pkg_status(r->o->events, d->key, d->arch, d->version,
-			       "not-installed");
 	ret = 0;
 out:
 	unpkg_buf_free(&list);

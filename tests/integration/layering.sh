@@ -20,9 +20,7 @@
 #   bash ../tests/integration/layering.sh
 . "${TESTLIB:?}"
 
-ALLOWED_CYCLES=(
-	"install maint remove"
-)
+ALLOWED_CYCLES=()
 ALLOWED_SIZES=(
 	"install.c"
 )
