@@ -195,7 +195,7 @@ static int old_state(struct run *r, struct pkg *p, const char *flag,
 	unpkg_para_unset(&para, "Conffiles");
 	if (unpkg_stanza_format(&para, &st, &text, err) < 0 ||
 	    run_put_stanza(r, p, text, p->old_arch, p->old_version, status,
-			    err) < 0)
+			   err) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -667,7 +667,7 @@ int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err)
 			return give_up_pkg(r, p, why, NULL, NULL, err) < 0
 				       ? -1 : 0;
 		if (run_put_stub(r, p, "reinstreq", "half-installed",
-				  err) < 0)
+				 err) < 0)
 			return -1;
 		return give_up_pkg(r, p, why, "", "", err) < 0 ? -1 : 0;
 	}

@@ -144,7 +144,7 @@ static int copy_late(struct pkg *p, const char **path, struct unpkg_err *err)
 }
 
 /* Move the paths of fate 2 aside (a directory whole) with the
- * transaction, as remove_obsolete() does. */
+ * transaction, as obsolete_remove() does. */
 static int removal_files(struct run *r, struct pkg *p, const char *key,
 			 char **paths, const char *fate, size_t n,
 			 struct unpkg_err *err)
@@ -169,7 +169,7 @@ static int removal_files(struct run *r, struct pkg *p, const char *key,
 		if (is_dir && copy_late(p, &path, err) < 0)
 			goto out;
 		if (obsolete_move_aside(r, p, key, path, dir, is_dir, &moved,
-				    err) < 0)
+					err) < 0)
 			goto out;
 	}
 	ret = 0;
@@ -325,8 +325,8 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 	 * the old list (which names the files moved aside, for
 	 * inst_sweep_removed() after a crash) goes last. */
 	if (keep ? infodb_stage(r, d->key, dir, "list",
-			      list.s != NULL ? list.s : "", list.len, 0644,
-			      err) < 0
+				list.s != NULL ? list.s : "", list.len, 0644,
+				err) < 0
 		 : (fstatat(dfd, listname, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    unpkg_commit_remove(r->commit, dir, listname, 0, err) < 0))
 		goto out;
@@ -347,7 +347,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		goto out;
 	}
 	if (infodb_remove(r, d->key, dir, keep ? keep_cf : keep_gone,
-			     err) < 0 ||
+			  err) < 0 ||
 	    unpkg_triggers_set_interests(r->trig, d->key, NULL, 0, err) < 0)
 		goto out;
 	if (keep) {

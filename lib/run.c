@@ -50,7 +50,7 @@ void run_pkg_destroy(struct pkg *p)
 }
 
 void run_fail_pkg(struct run *r, struct pkg *p, const char *what,
-		     const struct unpkg_err *err)
+		  const struct unpkg_err *err)
 {
 	unpkg_event_emit(r->o->events, UNPKG_EV_ERROR, what, "%s", err->msg);
 	p->state = PKG_FAILED;
@@ -63,7 +63,7 @@ void run_fail_pkg(struct run *r, struct pkg *p, const char *what,
  * (from the old Conffiles value " /path hash [flags]" lines), copied into
  * `hash`; "" if none. */
 void run_recorded_hash(const struct pkg *p, const char *path,
-			  char hash[33])
+		       char hash[33])
 {
 	const char *s = p->old_conffiles;
 	size_t plen = strlen(path);
@@ -100,14 +100,14 @@ static int conffiles_value(const struct pkg *p, int configured,
 		else if (!configured && old[0] != '\0')
 			hash = old;
 		if (unpkg_buf_printf(v, err, "\n %s %s%s%s", cf->path, hash,
-			     cf->flags != NULL ? " " : "",
-			     cf->flags != NULL ? cf->flags : "") < 0)
+				     cf->flags != NULL ? " " : "",
+				     cf->flags != NULL ? cf->flags : "") < 0)
 			return -1;
 	}
 	for (i = 0; i < p->nobsolete_conf; i++)
 		if (unpkg_buf_printf(v, err, "\n %s %s obsolete",
-			     p->obsolete_conf[i].path,
-			     p->obsolete_conf[i].flags) < 0)
+				     p->obsolete_conf[i].path,
+				     p->obsolete_conf[i].flags) < 0)
 			return -1;
 	return 0;
 }
@@ -141,7 +141,7 @@ int run_put_stanza(struct run *r, struct pkg *p, const char *text,
 
 /* Set the package's stanza in memory (not yet written). */
 int run_put_state(struct run *r, struct pkg *p, const char *flag,
-		     const char *status, struct unpkg_err *err)
+		  const char *status, struct unpkg_err *err)
 {
 	struct unpkg_stanza_state st = {
 		.want = "install",
@@ -231,7 +231,7 @@ int run_db_publish_hook(void *ctx, struct unpkg_err *err)
  * file system, or the new status handed over): the database's own syncs
  * must not try again what it could not do. */
 int run_finish(struct run *r, const struct unpkg_commit_hooks *h,
-		  struct unpkg_err *err)
+	       struct unpkg_err *err)
 {
 	int ret = unpkg_commit_finish_hooked(r->commit, h, err);
 
@@ -272,7 +272,7 @@ void run_undo_files(struct run *r, struct pkg *p)
 }
 
 int run_put_stub(struct run *r, struct pkg *p, const char *flag,
-		      const char *status, struct unpkg_err *err)
+		 const char *status, struct unpkg_err *err)
 {
 	const char *prio = unpkg_para_get(&p->control, "Priority");
 	const char *sect = unpkg_para_get(&p->control, "Section");
@@ -321,4 +321,21 @@ void run_free_scripts(struct pkg *p)
 	deconfs_free(&p->removals, &p->nremovals);
 	free(p->removal_failed);
 	p->removal_failed = NULL;
+}
+
+void run_timed(struct run *r, enum unpkg_phase phase, double since)
+{
+	unpkg_stats_timed(r->stats, phase, since);
+}
+
+/* The new state is durable: the backups can go.  A failure to remove one
+ * leaves debris, not damage. */
+void run_release(struct run *r)
+{
+	struct unpkg_err warn;
+
+	unpkg_err_init(&warn);
+	if (unpkg_commit_release(r->commit, &warn) < 0)
+		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, NULL, "%s",
+				 warn.msg);
 }

@@ -179,23 +179,23 @@ int run_put_reported(struct run *r, const char *name, const char *arch,
 
 /* Report a failed package and release what it holds. */
 void run_fail_pkg(struct run *r, struct pkg *p, const char *what,
-		   const struct unpkg_err *err);
+		  const struct unpkg_err *err);
 
 /* Put stanza `text` for `p` into the database in memory and report the
  * state change (of version `version`, architecture `arch`). */
 int run_put_stanza(struct run *r, struct pkg *p, const char *text,
-		    const char *arch, const char *version, const char *status,
-		    struct unpkg_err *err);
+		   const char *arch, const char *version, const char *status,
+		   struct unpkg_err *err);
 
 /* Set the package's stanza (the new version's) in memory. */
 int run_put_state(struct run *r, struct pkg *p, const char *flag,
-		   const char *status, struct unpkg_err *err);
+		  const char *status, struct unpkg_err *err);
 
 /* The stanza dpkg leaves for a package new to the system that failed:
  * its name, state, priority, section and architecture (and version unless
  * not-installed), in memory. */
 int run_put_stub(struct run *r, struct pkg *p, const char *flag,
-		  const char *status, struct unpkg_err *err);
+		 const char *status, struct unpkg_err *err);
 
 /* Put the stanza back as it was before the run, in memory. */
 void run_restore_pkg(struct run *r, struct pkg *p);
@@ -226,7 +226,7 @@ int run_db_stage(struct run *r, struct unpkg_err *err);
 int run_db_publish(struct run *r, struct unpkg_err *err);
 
 /* run_db_publish() as a hook of unpkg_commit_finish_hooked() (ctx: the
- * run). */
+		  * run). */
 int run_db_publish_hook(void *ctx, struct unpkg_err *err);
 
 /* A finish of the run's transaction.  If one of its syncs fails, it may
@@ -235,5 +235,12 @@ int run_db_publish_hook(void *ctx, struct unpkg_err *err);
  * must not try again what it could not do. */
 int run_finish(struct run *r, const struct unpkg_commit_hooks *h,
 	       struct unpkg_err *err);
+
+/* Add the time since `since` to phase `phase` of the run's statistics. */
+void run_timed(struct run *r, enum unpkg_phase phase, double since);
+
+/* The new state is durable: the backups can go.  A failure to remove one
+ * leaves debris, not damage. */
+void run_release(struct run *r);
 
 #endif

@@ -483,7 +483,7 @@ int unpkg_triggers_write(struct unpkg_triggers *t, int nosync,
 			if (strcmp(t->iv[i].name, t->names[j]) == 0 &&
 			    unpkg_buf_printf(&b, err, "%s%s\n", t->iv[i].pkg,
 					     t->iv[i].noawait ? "/noawait"
-							      : "") < 0)
+					     : "") < 0)
 				goto out;
 		if (put(t, dfd, t->names[j], b.s, b.len, 1, nosync, &count,
 			err) < 0)

@@ -21,9 +21,7 @@
 . "${TESTLIB:?}"
 
 ALLOWED_CYCLES=()
-ALLOWED_SIZES=(
-	"install.c"
-)
+ALLOWED_SIZES=()
 
 builddir=${LAYERING_BUILDDIR:-$(dirname "$(dirname "${UNPKG:?}")")}
 srcdir=${LAYERING_SRCDIR:-$(dirname "$(dirname "$(dirname "$TESTLIB")")")}
