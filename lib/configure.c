@@ -17,19 +17,6 @@
 #include "install-impl.h"
 #include "script.h"
 
-/* What becomes of a conffile at configuration, dpkg's rules.  `have`
- * is the hash of the file on disk (NULL: missing), `recorded` the one the
- * database holds for the installed version ("" for none, or a conffile
- * new to the package), `shipped` the new version's. */
-enum conffile_action {
-	CONF_INSTALL,		/* the package's version takes the name */
-	CONF_DROP,		/* the local file stays as it is */
-	CONF_KEEP_DIST,		/* local kept, package's as NAME.dpkg-dist */
-	CONF_NEW_OLD,		/* package's installed, local as NAME.dpkg-old */
-	CONF_MISSING,		/* removed by the administrator: stays gone */
-	CONF_ASK,		/* both changed: the administrator decides
-				 * (CONF_NEW_OLD or CONF_KEEP_DIST) */
-};
 
 
 /* MD5 of the regular file `name` in `dfd`, "" if it is not one. */
@@ -61,10 +48,8 @@ static int file_md5(int dfd, const char *name, char hex[33],
 	return 0;
 }
 
-static enum conffile_action conffile_action(const char *have,
-					    const char *recorded,
-					    const char *shipped,
-					    unsigned int force)
+enum conffile_action conffile_action(const char *have, const char *recorded,
+				     const char *shipped, unsigned int force)
 {
 	int known = recorded[0] != '\0' && strcmp(recorded, "newconffile") != 0;
 
@@ -237,41 +222,68 @@ static int configure_one(struct run *r, struct pkg *p, struct unpkg_err *err)
 	return run_put_state(r, p, "ok", "installed", err);
 }
 
-/* Run configure_one() for the packages ready for it, those whose
- * dependencies are configured first (a package whose Depends are met
- * only by packages of the run that are not configured yet waits), then
- * the rest in the order given. */
-static int configure_in_order(struct run *r, struct unpkg_err *err)
+int configure_order(size_t n, const struct configure_steps *st, void *ctx)
 {
-	int pass, progress;
+	int pass, progress, ok;
 	size_t i;
 
 	for (pass = 0; pass < 2; pass++) {
 		do {
 			progress = 0;
-			for (i = 0; i < r->npkgs; i++) {
-				struct pkg *p = &r->pkgs[i];
-				char why[4096] = "";
-				int ok = 1;
-
-				if (p->state != PKG_CONFIGURING)
+			for (i = 0; i < n; i++) {
+				if (!st->pending(ctx, i))
 					continue;
-				if (pass == 0)
-					ok = depends_check(r, p, "Depends",
-							   "depends on", 0,
-							   why, sizeof(why),
-							   err);
+				ok = pass == 0 ? st->ready(ctx, i) : 1;
 				if (ok < 0)
 					return -1;
 				if (ok == 0)
 					continue;
-				if (configure_one(r, p, err) < 0)
+				if (st->configure(ctx, i) < 0)
 					return -1;
 				progress = 1;
 			}
 		} while (progress && pass == 0);
 	}
 	return 0;
+}
+
+struct order_ctx {
+	struct run *r;
+	struct unpkg_err *err;
+};
+
+static int order_pending(void *ctx, size_t i)
+{
+	const struct order_ctx *o = ctx;
+
+	return o->r->pkgs[i].state == PKG_CONFIGURING;
+}
+
+static int order_ready(void *ctx, size_t i)
+{
+	const struct order_ctx *o = ctx;
+	char why[4096] = "";
+
+	return depends_check(o->r, &o->r->pkgs[i], "Depends", "depends on", 0,
+			     why, sizeof(why), o->err);
+}
+
+static int order_configure(void *ctx, size_t i)
+{
+	const struct order_ctx *o = ctx;
+
+	return configure_one(o->r, &o->r->pkgs[i], o->err);
+}
+
+/* configure_one() for the packages of the run in configure_order(). */
+static int configure_in_order(struct run *r, struct unpkg_err *err)
+{
+	static const struct configure_steps steps = {
+		order_pending, order_ready, order_configure,
+	};
+	struct order_ctx o = { r, err };
+
+	return configure_order(r->npkgs, &steps, &o);
 }
 
 /* After the conffiles' renames, when no postinst is to run: configure,

@@ -33,16 +33,13 @@ static int usable(const struct run *r, const struct unpkg_db_pkg *dp,
 	return 0;
 }
 
-/* Is `alt` met by a usable package, directly or through Provides?  An
- * unversioned Provides only meets an unversioned need, as in dpkg. */
-static int alt_satisfied(const struct run *r,
-			 const struct unpkg_relation_alt *alt, int run_ok)
+int depends_alt_met(const struct unpkg_relation_alt *alt,
+		    const struct unpkg_candidate *c,
+		    int (*usable_fn)(void *ctx, const struct unpkg_db_pkg *dp),
+		    void *ctx)
 {
-	const struct unpkg_candidate *c;
-
-	for (c = unpkg_pkgindex_candidates(&r->index, alt->name); c != NULL;
-	     c = c->next) {
-		if (!usable(r, c->pkg, run_ok))
+	for (; c != NULL; c = c->next) {
+		if (!usable_fn(ctx, c->pkg))
 			continue;
 		if (alt->op == UNPKG_REL_ANY)
 			return 1;
@@ -51,6 +48,29 @@ static int alt_satisfied(const struct run *r,
 			return 1;
 	}
 	return 0;
+}
+
+struct usable_ctx {
+	const struct run *r;
+	int run_ok;
+};
+
+static int usable_cb(void *ctx, const struct unpkg_db_pkg *dp)
+{
+	const struct usable_ctx *u = ctx;
+
+	return usable(u->r, dp, u->run_ok);
+}
+
+/* Is `alt` met by a usable package, directly or through Provides? */
+static int alt_satisfied(const struct run *r,
+			 const struct unpkg_relation_alt *alt, int run_ok)
+{
+	struct usable_ctx u = { r, run_ok };
+
+	return depends_alt_met(alt,
+			       unpkg_pkgindex_candidates(&r->index, alt->name),
+			       usable_cb, &u);
 }
 
 /* Check one relationship field; describe what is missing in `why`. */

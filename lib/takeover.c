@@ -15,15 +15,6 @@
 #include "install-impl.h"
 #include "takeover.h"
 
-/* What happens to the files of one installed package that `p` ships too,
- * decided at the first one (dpkg's "replacingfilesandsaid"). */
-enum take_verdict {
-	TAKE_REFUSE = 1,	/* a conflict (or --force-overwrite) */
-	TAKE_REPLACE,		/* p Replaces the owner: p takes them */
-	TAKE_KEEP,		/* the owner Replaces p: it keeps them */
-	TAKE_REMOVED,		/* the owner is removed in favour of p: p
-				 * takes them, as dpkg does, silently */
-};
 
 
 /* Is `key` a package `p` removes (Conflicts with Replaces)? */
@@ -59,8 +50,24 @@ static int rels_replace(const struct unpkg_relations *rels, const char *name,
 	return 0;
 }
 
+enum take_verdict takeover_verdict(const struct unpkg_relations *ours,
+				   const char *owner, const char *owner_version,
+				   const struct unpkg_relations *theirs,
+				   const char *name, const char *version,
+				   int removed)
+{
+	if (removed)
+		return TAKE_REMOVED;
+	if (ours != NULL && rels_replace(ours, owner, owner_version))
+		return TAKE_REPLACE;
+	if (theirs != NULL && rels_replace(theirs, name, version))
+		return TAKE_KEEP;
+	return TAKE_REFUSE;
+}
+
 /* Does `p` replace installed package `owner` (by name, its version
- * satisfied)?  Does `owner` replace `p` (at p's new version)? */
+ * satisfied)?  Does `owner` replace `p` (at p's new version)?  Is it
+ * removed in favour of `p`? */
 static int replaces(struct take_ctx *c, const char *owner,
 		    enum take_verdict *v, struct unpkg_err *err)
 {
@@ -70,10 +77,11 @@ static int replaces(struct take_ctx *c, const char *owner,
 				     : NULL;
 	const char *theirs = q != NULL ? unpkg_para_get(&q->para, "Replaces")
 				       : NULL;
+	int removed = is_removal(c->p, owner), parsed = 0;
 	struct unpkg_relations rels;
 	struct unpkg_err ignored;
 
-	*v = TAKE_REFUSE;
+	*v = takeover_verdict(NULL, NULL, NULL, NULL, NULL, NULL, removed);
 	if (q == NULL)
 		return 0;
 	if (value != NULL && !c->parsed) {
@@ -81,18 +89,15 @@ static int replaces(struct take_ctx *c, const char *owner,
 			return -1;
 		c->parsed = 1;
 	}
-	if (c->parsed && rels_replace(&c->repl, q->name, have)) {
-		*v = TAKE_REPLACE;
-		return 0;
-	}
-	if (theirs == NULL)
-		return 0;
 	unpkg_relations_init(&rels);
 	unpkg_err_init(&ignored);
 	/* dpkg wrote it; what it cannot read replaces nothing */
-	if (unpkg_relations_parse_lax(&rels, "Replaces", theirs, &ignored) == 0 &&
-	    rels_replace(&rels, c->p->name, c->p->version))
-		*v = TAKE_KEEP;
+	if (theirs != NULL &&
+	    unpkg_relations_parse_lax(&rels, "Replaces", theirs, &ignored) == 0)
+		parsed = 1;
+	*v = takeover_verdict(c->parsed ? &c->repl : NULL, q->name, have,
+			      parsed ? &rels : NULL, c->p->name, c->p->version,
+			      removed);
 	unpkg_relations_destroy(&rels);
 	return 0;
 }
@@ -119,8 +124,6 @@ static int verdict(struct take_ctx *c, const char *owner,
 	}
 	if (replaces(c, owner, v, err) < 0)
 		return -1;
-	if (is_removal(c->p, owner))
-		*v = TAKE_REMOVED;
 	grown = realloc(c->owners, (c->nowners + 1) * sizeof(*grown));
 	if (grown == NULL)
 		return unpkg_err_nomem(err);

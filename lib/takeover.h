@@ -8,7 +8,18 @@
 
 #include <stddef.h>
 
+#include "relation.h"
 #include "run.h"
+
+/* What happens to the files of one installed package that `p` ships too,
+ * decided at the first one (dpkg's "replacingfilesandsaid"). */
+enum take_verdict {
+	TAKE_REFUSE = 1,	/* a conflict (or --force-overwrite) */
+	TAKE_REPLACE,		/* p Replaces the owner: p takes them */
+	TAKE_KEEP,		/* the owner Replaces p: it keeps them */
+	TAKE_REMOVED,		/* the owner is removed in favour of p: p
+				 * takes them, as dpkg does, silently */
+};
 
 /* The state of one package's extraction for takeover_file(): zero it
  * but for r and p, then unpkg_relations_init(&repl) and
@@ -37,5 +48,18 @@ void takeover_ctx_destroy(struct take_ctx *c);
  * in dpkg; the new lists are staged in the record hook (a barrier and
  * rename pass of their own). */
 int takeover_stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err);
+
+/* The verdict on the files of installed package `owner` (at
+ * `owner_version`) that package `name` (at `version`) ships too, dpkg's
+ * rules: TAKE_REMOVED when the owner is removed in favour of the package
+ * (`removed`), TAKE_REPLACE when the package's Replaces (`ours`, NULL for
+ * none) names the owner at its version, else TAKE_KEEP when the owner's
+ * Replaces (`theirs`) names the package at its new version, else
+ * TAKE_REFUSE.  Pure: the decision alone. */
+enum take_verdict takeover_verdict(const struct unpkg_relations *ours,
+				   const char *owner, const char *owner_version,
+				   const struct unpkg_relations *theirs,
+				   const char *name, const char *version,
+				   int removed);
 
 #endif
