@@ -1,21 +1,33 @@
-/* install.h - the pipeline of one run: open, plan, mark, extract, barrier,
- * rename, record, configure (DESIGN.md section 2).
+/* install.h - one run of unpkg: the pipeline of DESIGN.md section 2,
+ * sequenced by install.c, one file per phase.
  *
- *   plan      the root and the database are opened, the locks taken
- *   open      every .deb is opened, its control.tar read and checked
- *   mark      all packages of the run become half-installed (reinstreq)
- *             in one durable database write, before any file is touched
- *   unpack    per package: extract into staged entries, stage the info/
- *             files, commit (barrier, renames, directory sync), record
- *             the package as unpacked (one durable database write)
- *   configure (-i) per run: dependencies checked, conffiles renamed into
- *             place and made durable, then every configured package
- *             recorded as installed in one durable database write
+ *   plan      (install.c) the root and the database opened, dpkg's locks
+ *             taken, the commit strategy chosen (strategy.c)
+ *   open      (open.c) every .deb opened, its control.tar read and
+ *             checked (architecture, Pre-Depends, Conflicts and Breaks),
+ *             its database entry before the run kept
+ *   mark      (install.c) every package of the run half-installed
+ *             (reinstreq) in one durable database write, before any file
+ *             is touched
+ *   unpack    (unpack.c) per package: data.tar extracted into staged
+ *             entries, files of installed packages taken over under
+ *             Replaces (takeover.c), info/ files staged (infodb.c)
+ *   record    (record.c) the commit of the run: with the dpkg strategy
+ *             one per package, with every other strategy a single
+ *             transaction for the whole run (one barrier, one rename pass);
+ *             the old versions' leftovers moved aside (obsolete.c),
+ *             trigger activations, and the packages recorded as unpacked,
+ *             made durable by the sync of the renames
+ *   configure (configure.c, -i) dependencies checked (depends.c),
+ *             conffiles settled and made durable, postinsts in dependency
+ *             order, the packages recorded as installed
  *
- * A package that fails before its record leaves the root as it was: its
- * staged entries are removed, replaced files are put back, and its
- * database stanza is restored.  Other packages of the run go on, as in
- * dpkg; the failure is reported as an UNPKG_EV_ERROR event.
+ * The run's state (struct run, struct pkg) is run.c's, the only writer of
+ * a package's database entry.  A package that fails before its record
+ * leaves the root as it was: its staged entries are removed (the
+ * transaction rolled back to its savepoint), replaced files are put back,
+ * and its database stanza is restored.  Other packages of the run go on,
+ * as in dpkg; the failure is reported as an UNPKG_EV_ERROR event.
  */
 #ifndef UNPKG_INSTALL_H
 #define UNPKG_INSTALL_H
