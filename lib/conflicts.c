@@ -17,12 +17,7 @@
  * or half-configured one, whose configuration then fails. */
 static int breakable(const struct unpkg_db_pkg *dp)
 {
-	const char *want, *flag, *status;
-
-	return unpkg_db_pkg_status(dp, &want, &flag, &status) == 0 &&
-	       (strcmp(status, "installed") == 0 ||
-		strcmp(status, "triggers-pending") == 0 ||
-		strcmp(status, "triggers-awaited") == 0);
+	return unpkg_status_configured(unpkg_db_pkg_state(dp));
 }
 
 /* The state of a package as dpkg words it in "is present and ...". */
@@ -388,15 +383,13 @@ int inst_check_breakers(struct run *r, const struct pkg *p, char *why,
 	for (i = 0; i < n; i++) {
 		const struct unpkg_db_pkg *q = unpkg_db_at(r->db, i);
 		const char *value = unpkg_para_get(&q->para, "Breaks");
-		const char *want, *flag, *status, *v;
+		const char *v;
 		struct unpkg_err ignored;
 		size_t j, k, hit;
 
 		if (value == NULL || strcmp(q->name, p->name) == 0 ||
-		    unpkg_db_pkg_status(q, &want, &flag, &status) < 0 ||
-		    strcmp(status, "not-installed") == 0 ||
-		    strcmp(status, "config-files") == 0 ||
-		    strcmp(status, "half-installed") == 0)
+		    !unpkg_status_present(unpkg_db_pkg_state(q)) ||
+		    unpkg_db_pkg_state(q) == UNPKG_STATUS_HALF_INSTALLED)
 			continue;
 		hit = mentions(value, p->name);
 		for (j = 0; j < prov.count && !hit; j++)
@@ -502,13 +495,8 @@ static int met_without(const struct run *r, const struct pkg *p,
 		return 1;
 	for (c = unpkg_pkgindex_candidates(&r->index, a->name); c != NULL;
 	     c = c->next) {
-		const char *want, *flag, *status;
-
 		if (c->pkg == gone ||
-		    unpkg_db_pkg_status(c->pkg, &want, &flag, &status) < 0 ||
-		    (strcmp(status, "installed") != 0 &&
-		     strcmp(status, "triggers-pending") != 0 &&
-		     strcmp(status, "triggers-awaited") != 0))
+		    !unpkg_status_configured(unpkg_db_pkg_state(c->pkg)))
 			continue;
 		if (a->op == UNPKG_REL_ANY ||
 		    (c->version != NULL &&
@@ -623,9 +611,7 @@ static int plan_removal(struct run *r, struct pkg *p,
 	unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
 			 "considering removing %s in favour of %s ...",
 			 q->key, p->key);
-	if (strcmp(status, "installed") != 0 &&
-	    strcmp(status, "triggers-pending") != 0 &&
-	    strcmp(status, "triggers-awaited") != 0) {
+	if (!unpkg_status_configured(unpkg_db_pkg_state(q))) {
 		unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
 				 "%s is not properly installed; ignoring any "
 				 "dependencies on it", q->key);

@@ -1192,6 +1192,31 @@ int unpkg_db_pkg_status(const struct unpkg_db_pkg *pkg, const char **want,
 	return 0;
 }
 
+enum unpkg_status unpkg_db_pkg_state(const struct unpkg_db_pkg *pkg)
+{
+	const char *v = unpkg_para_get(&pkg->para, "Status");
+	const char *why, *bad;
+	int idx[3];
+
+	if (v == NULL || parse_status(v, idx, &why, &bad) < 0)
+		return UNPKG_STATUS_INVALID;
+	return (enum unpkg_status)(idx[2] + 1);
+}
+
+int unpkg_status_configured(enum unpkg_status st)
+{
+	return st == UNPKG_STATUS_INSTALLED ||
+	       st == UNPKG_STATUS_TRIGGERS_PENDING ||
+	       st == UNPKG_STATUS_TRIGGERS_AWAITED;
+}
+
+int unpkg_status_present(enum unpkg_status st)
+{
+	return st != UNPKG_STATUS_INVALID &&
+	       st != UNPKG_STATUS_NOT_INSTALLED &&
+	       st != UNPKG_STATUS_CONFIG_FILES;
+}
+
 /* ---- writing ------------------------------------------------------------ */
 
 int unpkg_db_serialise(const struct unpkg_db *db, char **out, size_t *len,

@@ -19,12 +19,12 @@
 static int usable(const struct run *r, const struct unpkg_db_pkg *dp,
 		  int run_ok)
 {
-	const char *want, *flag, *status;
+	enum unpkg_status st = unpkg_db_pkg_state(dp);
 	size_t i;
 
-	if (unpkg_db_pkg_status(dp, &want, &flag, &status) < 0)
+	if (st == UNPKG_STATUS_INVALID)
 		return 0;
-	if (strcmp(status, "installed") == 0)
+	if (st == UNPKG_STATUS_INSTALLED)
 		return 1;
 	for (i = 0; run_ok && i < r->npkgs; i++)
 		if (r->pkgs[i].state >= PKG_UNPACKED &&

@@ -342,12 +342,7 @@ static int deconf_restore(struct run *r, struct deconf *d,
 static int still_configured(const struct run *r, const struct deconf *d)
 {
 	const struct unpkg_db_pkg *q = unpkg_db_find(r->db, d->name, d->arch);
-	const char *want, *flag, *status;
-
-	return q != NULL && unpkg_db_pkg_status(q, &want, &flag, &status) == 0 &&
-	       (strcmp(status, "installed") == 0 ||
-		strcmp(status, "triggers-pending") == 0 ||
-		strcmp(status, "triggers-awaited") == 0);
+	return q != NULL && unpkg_status_configured(unpkg_db_pkg_state(q));
 }
 
 /* The packages `p` deconfigured go back where their postinst

@@ -346,21 +346,16 @@ int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 				 "anyway as you requested:%s", p->key, why);
 
 	old = unpkg_db_find(r->db, p->name, p->arch);
-	if (old != NULL) {
-		const char *want, *flag, *status;
-
-		if (unpkg_db_pkg_status(old, &want, &flag, &status) == 0 &&
-		    strcmp(status, "not-installed") == 0)
-			old = NULL;
-	}
+	if (old != NULL &&
+	    unpkg_db_pkg_state(old) == UNPKG_STATUS_NOT_INSTALLED)
+		old = NULL;
 	if (old != NULL) {
 		const char *v = unpkg_para_get(&old->para, "Version");
 		const char *cf = unpkg_para_get(&old->para, "Conffiles");
-		const char *want, *flag, *status, *cv;
+		const char *cv;
 
-		p->upgrade = unpkg_db_pkg_status(old, &want, &flag,
-						 &status) != 0 ||
-			     strcmp(status, "config-files") != 0;
+		p->upgrade = unpkg_db_pkg_state(old) !=
+			     UNPKG_STATUS_CONFIG_FILES;
 		if (old_script_facts(r, p, old, err) < 0)
 			return -1;
 		p->old_stanza = unpkg_para_format(&old->para);
@@ -373,8 +368,7 @@ int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 			return -1;
 		/* dpkg remembers the last configured version until the new
 		 * one is configured. */
-		if (unpkg_db_pkg_status(old, &want, &flag, &status) == 0 &&
-		    strcmp(status, "installed") == 0)
+		if (unpkg_db_pkg_state(old) == UNPKG_STATUS_INSTALLED)
 			cv = v;
 		else
 			cv = unpkg_para_get(&old->para, "Config-Version");

@@ -12,11 +12,7 @@
 
 int unpkg_pkg_present(const struct unpkg_db_pkg *dp)
 {
-	const char *want, *flag, *status;
-
-	return unpkg_db_pkg_status(dp, &want, &flag, &status) == 0 &&
-	       strcmp(status, "not-installed") != 0 &&
-	       strcmp(status, "config-files") != 0;
+	return unpkg_status_present(unpkg_db_pkg_state(dp));
 }
 
 const struct unpkg_db_pkg *unpkg_pkgindex_find_key(const struct unpkg_db *db,

@@ -69,9 +69,7 @@ static int activate(void *ctx, const char *trigger, const char *key,
 	int ret = -1;
 
 	if (ip == NULL || unpkg_db_pkg_status(ip, &want, &flag, &status) < 0 ||
-	    (strcmp(status, "installed") != 0 &&
-	     strcmp(status, "triggers-awaited") != 0 &&
-	     strcmp(status, "triggers-pending") != 0))
+	    !unpkg_status_configured(unpkg_db_pkg_state(ip)))
 		return 0;	/* not configured: not interested yet */
 	c->r->stats->triggers_activated = 1;
 	if (!noawait && !c->noawait && strcmp(key, c->p->key) != 0 &&
