@@ -1,25 +1,12 @@
-/* install-impl.h - what the parts of the install pipeline share
- * (install.c: the run; maint.c: the maintainer scripts).  Private to
- * libunpkg. */
+/* install-impl.h - the declarations of the run core's files without a
+ * header of their own, shared by the phases and the driver:
+ * conflicts.c (Conflicts, Breaks, Replaces of the run), maint.c (the
+ * maintainer-script steps) and remove.c (a package removed in favour of
+ * one of the run).  Private to libunpkg. */
 #ifndef UNPKG_INSTALL_IMPL_H
 #define UNPKG_INSTALL_IMPL_H
 
 #include <stddef.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-
-#include "buf.h"
-#include "commit.h"
-#include "control.h"
-#include "db.h"
-#include "deb.h"
-#include "extract.h"
-#include "fsroot.h"
-#include "install.h"
-#include "pkgindex.h"
-#include "force.h"
-#include "strmap.h"
-#include "trigger.h"
 
 #include "run.h"
 

@@ -12,6 +12,7 @@
 
 #include "configure.h"
 #include "install-impl.h"
+#include "install.h"
 #include "open.h"
 #include "record.h"
 #include "strategy.h"
