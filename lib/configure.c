@@ -68,6 +68,17 @@ enum conffile_action conffile_action(const char *have, const char *recorded,
 	return CONF_KEEP_DIST;
 }
 
+/* Both the administrator and the package changed the conffile: dpkg's
+ * question, asked unless an option answers it. */
+static int conffile_both_changed(const char *have, const char *recorded,
+				 const char *shipped)
+{
+	return have != NULL && recorded[0] != '\0' &&
+	       strcmp(recorded, "newconffile") != 0 &&
+	       strcmp(have, shipped) != 0 && strcmp(have, recorded) != 0 &&
+	       strcmp(recorded, shipped) != 0;
+}
+
 /* Rename each conffile NAME.dpkg-new into place, or keep the local file,
  * as conffile_action() says; what is not installed goes aside with the
  * transaction.  A file both the administrator and the package changed
@@ -125,6 +136,10 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 		run_recorded_hash(p, name, recorded);
 		action = conffile_action(exists ? have : NULL, recorded,
 					 shipped, r->o->force);
+		if (conffile_both_changed(exists ? have : NULL, recorded,
+					  shipped))
+			unpkg_event_conffile(r->o->events, p->key, name,
+					     "prompt");
 		if (action == CONF_ASK) {
 			int yes = 0;
 
@@ -204,18 +219,31 @@ next:
 	return 1;
 }
 
-/* "Setting up": the postinst of `p` if it has one (the state
- * half-configured is durable), then installed, in memory. */
-static int configure_one(struct run *r, struct pkg *p, struct unpkg_err *err)
+/* dpkg's "processing: configure" line and log line of `p`. */
+static void configure_processing(struct run *r, struct pkg *p)
 {
-	int ok = 1;
-
 	unpkg_event_processing(r->o->events, "configure", p->key, p->arch,
 			       p->version, p->version);
+}
+
+/* "Setting up": the postinst of `p` if it has one (the state
+ * half-configured is durable), then installed, in memory.  Without a
+ * postinst nothing could see the state half-configured, so it is not
+ * written; its status line still is, as dpkg's (apt's progress counts a
+ * configuration as half-configured, then installed). */
+static int configure_one(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	int ok = 1, postinst = p->scripts[maint_index("postinst")].present;
+
+	if (!postinst)	/* else when it was made half-configured */
+		configure_processing(r, p);
 	unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
 			 "Setting up %s (%s) ...", p->key, p->version);
-	if (p->scripts[maint_index("postinst")].present)
+	if (postinst)
 		ok = maint_postinst(r, p, err);
+	else
+		run_status_event(r, p, p->arch, p->version,
+				 "half-configured");
 	if (ok <= 0)
 		return ok;
 	p->state = PKG_INSTALLED;
@@ -378,9 +406,11 @@ int configure_pkgs(struct run *r, struct unpkg_err *err)
 	for (i = 0; i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
 
-		if (p->state == PKG_CONFIGURING &&
-		    p->scripts[maint_index("postinst")].present &&
-		    run_put_state(r, p, "ok", "half-configured", err) < 0)
+		if (p->state != PKG_CONFIGURING ||
+		    !p->scripts[maint_index("postinst")].present)
+			continue;
+		configure_processing(r, p);
+		if (run_put_state(r, p, "ok", "half-configured", err) < 0)
 			goto fail;
 	}
 	if (run_write_db(r, err) < 0)

@@ -34,6 +34,9 @@ int inst_replaces_staged(const struct run *r, const struct pkg *p);
  * system error. */
 int maint_save_scripts(struct pkg *p, struct unpkg_err *err);
 int maint_index(const char *name);
+/* The old version was configured (or half-configured, or awaiting
+ * triggers): an upgrade deconfigures it first (step 1). */
+int maint_configured_before(const struct pkg *p);
 int maint_prerm(struct run *r, struct unpkg_err *err);
 int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err);
 int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err);

@@ -39,10 +39,6 @@ static int mark_all(struct run *r, struct unpkg_err *err)
 
 		if (p->state != PKG_OPENED)
 			continue;
-		unpkg_event_processing(r->o->events,
-				       p->upgrade ? "upgrade" : "install",
-				       p->key, p->arch, p->old_version,
-				       p->version);
 		if (run_put_state(r, p, "reinstreq", "half-installed", err) < 0)
 			return -1;
 		p->state = PKG_MARKED;
@@ -52,6 +48,33 @@ static int mark_all(struct run *r, struct unpkg_err *err)
 		return -1;
 	run_timed(r, UNPKG_PHASE_MARK, t);
 	return 0;
+}
+
+/* dpkg's "processing" line of each opened package, before its scripts
+ * run.  An old version that was configured is deconfigured first:
+ * half-configured, its prerm, unpacked.  Without a prerm nothing could
+ * see those states, so they are not written (maint_prerm() writes them
+ * when there is one); their status lines still are, as dpkg's. */
+static void announce_all(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+
+		if (p->state != PKG_OPENED)
+			continue;
+		unpkg_event_processing(r->o->events,
+				       p->upgrade ? "upgrade" : "install",
+				       p->key, p->arch, p->old_version,
+				       p->version);
+		if (!maint_configured_before(p) || p->old_prerm)
+			continue;
+		run_status_event(r, p, p->old_arch, p->old_version,
+				 "half-configured");
+		run_status_event(r, p, p->old_arch, p->old_version,
+				 "unpacked");
+	}
 }
 
 /* Restore and fail the marked packages from index `from` on. */
@@ -307,6 +330,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	inst_sweep_removed(&r);
 
 	unpkg_force_names(o->force, r.force_list, sizeof(r.force_list));
+	announce_all(&r);
 	if (maint_prerm(&r, err) < 0)
 		goto out;
 	if (mark_all(&r, err) < 0) {
@@ -347,8 +371,8 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		unpkg_commit_savepoint(r.commit, &p->sp_to);
 		if (ok < 0) {
 			unpkg_commit_rollback(r.commit, &p->sp_from);
-			run_restore_pkg(&r, p);
 			run_fail_pkg(&r, p, p->debpath, &perr);
+			run_restore_pkg(&r, p);
 			/* After a failed sync (an early barrier) nothing
 			 * written since the last good one can be trusted. */
 			if (perr.code == UNPKG_ERR_SYNC)

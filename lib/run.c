@@ -131,12 +131,23 @@ int run_put_reported(struct run *r, const char *name, const char *arch,
 	return 0;
 }
 
+void run_status_event(struct run *r, struct pkg *p, const char *arch,
+		      const char *version, const char *status)
+{
+	if (strcmp(p->shown, status) == 0)
+		return;
+	snprintf(p->shown, sizeof(p->shown), "%s", status);
+	unpkg_event_pkg_status(r->o->events, p->key, arch, version, status);
+}
+
 int run_put_stanza(struct run *r, struct pkg *p, const char *text,
 		   const char *arch, const char *version, const char *status,
 		   struct unpkg_err *err)
 {
-	return run_put_reported(r, p->name, p->arch, text, p->key, arch,
-				version, status, err);
+	if (run_put(r, p->name, p->arch, text, err) < 0)
+		return -1;
+	run_status_event(r, p, arch, version, status);
+	return 0;
 }
 
 /* Set the package's stanza in memory (not yet written). */
@@ -260,10 +271,10 @@ void run_restore_pkg(struct run *r, struct pkg *p)
 	now = unpkg_db_find(r->db, p->name, p->arch);
 	if (now != NULL && unpkg_db_pkg_status(now, &want, &flag, &status) < 0)
 		status = "not-installed";
-	unpkg_event_pkg_status(r->o->events, p->key, p->arch,
-			       now != NULL ? unpkg_para_get(&now->para,
-							    "Version") : NULL,
-			       status);
+	run_status_event(r, p, p->arch,
+			 now != NULL ? unpkg_para_get(&now->para, "Version")
+				     : NULL,
+			 status);
 }
 
 void run_undo_files(struct run *r, struct pkg *p)

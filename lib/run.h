@@ -68,6 +68,7 @@ struct conffile {
 struct pkg {
 	const char *debpath;
 	struct unpkg_deb *deb;
+	char shown[24];		/* the state of its last status line */
 	struct unpkg_para control;
 	char *name;		/* folded to lower case, as dpkg does */
 	const char *version, *arch;
@@ -180,6 +181,12 @@ int run_put_reported(struct run *r, const char *name, const char *arch,
 /* Report a failed package and release what it holds. */
 void run_fail_pkg(struct run *r, struct pkg *p, const char *what,
 		  const struct unpkg_err *err);
+
+/* Report the state `status` of `p` (version `version`, architecture
+ * `arch`) as dpkg's status line, unless it is the state its last status
+ * line named: dpkg writes one when the state changes. */
+void run_status_event(struct run *r, struct pkg *p, const char *arch,
+		      const char *version, const char *status);
 
 /* Put stanza `text` for `p` into the database in memory and report the
  * state change (of version `version`, architecture `arch`). */
