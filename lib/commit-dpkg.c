@@ -10,10 +10,34 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "commit-impl.h"
+
+/* sync_file_range cannot serve on this file (no such call, or a
+ * filesystem or file type without page-cache writeback control). */
+static int unsupported(int e)
+{
+	return e == ENOSYS || e == EINVAL || e == ESPIPE || e == EOPNOTSUPP;
+}
+
+int commit_start_writeback(struct unpkg_commit *c, struct commit_entry *e,
+			   struct unpkg_err *err)
+{
+	c->stats->sync_file_range++;
+	if (sync_file_range(e->fd, 0, 0, SYNC_FILE_RANGE_WRITE) == 0)
+		return 0;
+	if (!unsupported(errno))
+		return unpkg_err_sys(err, "cannot start writeback of %s",
+				     e->tmpname);
+	commit_fallback(c, &unpkg_commit_syncfs_ops,
+			errno == ENOSYS ? "sync_file_range is not available"
+					: "sync_file_range is not supported "
+					  "on this filesystem");
+	return c->ops->staged(c, e, err);
+}
 
 static int dpkg_barrier(struct unpkg_commit *c, struct unpkg_err *err)
 {

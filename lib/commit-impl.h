@@ -1,12 +1,17 @@
 /* commit-impl.h - what the commit strategies share with commit.c.
- * Private to libunpkg. */
+ * Private to libunpkg.
+ *
+ * Layers: commit.c (the transaction) calls no strategy; a strategy
+ * (commit-*.c) calls commit.c's helpers below and the strategies beneath
+ * it (uring and none use commit-uring.c's ring pass, uring falls back to
+ * batch of commit-dpkg.c, dpkg to syncfs); strategy.c, above them all,
+ * holds the table and hands a strategy's ops to commit_create(). */
 #ifndef UNPKG_COMMIT_IMPL_H
 #define UNPKG_COMMIT_IMPL_H
 
 #include <sys/types.h>
 
 #include "commit.h"
-#include "fsclass.h"
 
 struct commit_dir {
 	struct unpkg_root *root;
@@ -39,15 +44,6 @@ struct commit_entry {
 	enum entry_state state;
 };
 
-/* A file system the transaction touched, classified on first sight
- * (UNPKG_COMMIT_PER_FS). */
-struct commit_fs {
-	dev_t dev;
-	enum unpkg_fsclass cls;
-	int full;		/* syncfs is a full barrier there */
-	int synced;		/* syncfs'ed in the current pass */
-};
-
 struct commit_mkdir {
 	int dir;
 	char *name;
@@ -68,6 +64,12 @@ struct unpkg_commit_ops {
 	int (*barrier)(struct unpkg_commit *c, struct unpkg_err *err);
 	/* Make the renames and created directories durable. */
 	int (*renamed)(struct unpkg_commit *c, struct unpkg_err *err);
+	/* Free the strategy's state, c->state (NULL: the strategy keeps
+	 * none).  Called when the object is freed or the strategy falls
+	 * back to another; c->state is NULL afterwards. */
+	void (*destroy)(struct unpkg_commit *c);
+	/* A sync covers whole file systems (unpkg_commit_syncs_whole_fs()). */
+	int whole_fs;
 };
 
 extern const struct unpkg_commit_ops unpkg_commit_dpkg_ops;
@@ -110,36 +112,50 @@ struct unpkg_commit {
 	size_t sync_only;
 
 	unsigned int flags;	/* UNPKG_COMMIT_* of unpkg_commit_new_flags() */
-	struct commit_fs *fs;	/* UNPKG_COMMIT_PER_FS: the file systems seen */
-	size_t nfs, capfs;
-
-	struct io_uring *ring;	/* commit_ring_pass()'s, once set up */
-	int ring_refused;	/* the kernel refused to set one up */
+	/* The strategy's own state (the uring ring, syncfs's file systems),
+	 * made by the strategy when it first needs it, freed by its destroy
+	 * operation. */
+	void *state;
 	/* A sync failed: nothing synced since can be trusted, and the same
 	 * files or directories must not be synced again (the kernel may have
 	 * marked their pages clean, so a second try could lie). */
 	int sync_failed;
 };
 
-/* The staged operation of the dpkg, batch and uring strategies: start the
- * writeback of the file at once (SYNC_FILE_RANGE_WRITE) and keep its
- * descriptor for the barrier; falls back to syncfs where sync_file_range
- * cannot serve. */
+/* A new transaction with strategy `ops` (unpkg_commit_new_flags() is
+ * strategy.c's, which knows the strategies). */
+int commit_create(const struct unpkg_commit_ops *ops, unsigned int flags,
+		  struct unpkg_stats *stats, const struct unpkg_events *events,
+		  unsigned int max_fds, struct unpkg_commit **out,
+		  struct unpkg_err *err);
+
+/* The destroy operation of the strategy in force, if any. */
+void commit_destroy_state(struct unpkg_commit *c);
+
+/* The staged operation of the dpkg, batch and uring strategies
+ * (commit-dpkg.c): start the writeback of the file at once
+ * (SYNC_FILE_RANGE_WRITE) and keep its descriptor for the barrier; falls
+ * back to syncfs where sync_file_range cannot serve. */
 int commit_start_writeback(struct unpkg_commit *c, struct commit_entry *e,
 			   struct unpkg_err *err);
 
-/* Free the ring of commit_ring_pass(), if any. */
-void commit_uring_free(struct unpkg_commit *c);
+/* The io_uring ring of commit_ring_pass() (commit-uring.c), kept in the
+ * state of the strategy that uses it (uring, none). */
+struct commit_ring;
+
+/* Free a ring; NULL-safe. */
+void commit_ring_free(struct commit_ring *ring);
 
 /* One pass of syncs submitted together through io_uring (commit-uring.c),
  * so the filesystem can fold them into few journal commits and the block
  * layer merge their flushes: the files still open (fdatasync if `files`;
  * otherwise fsync, with the touched directories, only the database's if
- * `database_only`), then closed.  1 when done; 0 when io_uring cannot be
- * set up here (nothing was synced; `why` says why; it is not tried
- * again); -1 on error. */
-int commit_ring_pass(struct unpkg_commit *c, int files, int database_only,
-		     char *why, size_t whylen, struct unpkg_err *err);
+ * `database_only`), then closed.  *ring is set up on first use.  1 when
+ * done; 0 when io_uring cannot be set up here (nothing was synced; `why`
+ * says why; it is not tried again); -1 on error. */
+int commit_ring_pass(struct unpkg_commit *c, struct commit_ring **ring,
+		     int files, int database_only, char *why, size_t whylen,
+		     struct unpkg_err *err);
 
 /* Close a staged file's descriptor (no-op if closed).  A close error is a
  * write error: reported, never ignored. */

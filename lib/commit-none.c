@@ -31,8 +31,11 @@ static int none_staged(struct unpkg_commit *c, struct commit_entry *e,
 static int none_pass(struct unpkg_commit *c, int files,
 		     struct unpkg_err *err)
 {
+	struct commit_ring *ring = c->state;
 	char why[128];
-	int r = commit_ring_pass(c, files, 1, why, sizeof(why), err);
+	int r = commit_ring_pass(c, &ring, files, 1, why, sizeof(why), err);
+
+	c->state = ring;
 
 	if (r != 0)
 		return r < 0 ? -1 : 0;
@@ -50,10 +53,16 @@ static int none_renamed(struct unpkg_commit *c, struct unpkg_err *err)
 	return none_pass(c, 0, err);
 }
 
+static void none_destroy(struct unpkg_commit *c)
+{
+	commit_ring_free(c->state);
+}
+
 const struct unpkg_commit_ops unpkg_commit_none_ops = {
 	.name = "none",
 	.per_run = 1,
 	.staged = none_staged,
 	.barrier = none_barrier,
 	.renamed = none_renamed,
+	.destroy = none_destroy,
 };

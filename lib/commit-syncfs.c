@@ -24,64 +24,79 @@
 #include <unistd.h>
 
 #include "commit-impl.h"
+#include "fsclass.h"
 
-/* Add the name of class `cls` to stats->fsclass ("ext4+ext2") unless it
- * is there already (or does not fit: the counters still tell). */
-static void note_class(struct unpkg_commit *c, enum unpkg_fsclass cls)
+/* A file system the transaction touched, classified on first sight
+ * (UNPKG_COMMIT_PER_FS). */
+struct commit_fs {
+	dev_t dev;
+	enum unpkg_fsclass cls;
+	int full;		/* syncfs is a full barrier there */
+	int synced;		/* syncfs'ed in the current pass */
+};
+
+/* The strategy's state (c->state), made on first use: the file systems
+ * seen. */
+struct syncfs_state {
+	struct commit_fs *fs;
+	size_t nfs, capfs;
+};
+
+static void syncfs_destroy(struct unpkg_commit *c)
 {
-	char *s = c->stats->fsclass;
-	const char *name = unpkg_fsclass_name(cls);
-	size_t n = strlen(name), len = strlen(s);
-	const char *p = s;
+	struct syncfs_state *st = c->state;
 
-	while (*p != '\0') {
-		size_t t = strcspn(p, "+");
-
-		if (t == n && memcmp(p, name, n) == 0)
-			return;
-		p += t;
-		if (*p == '+')
-			p++;
-	}
-	if (len + (len != 0) + n + 1 > sizeof(c->stats->fsclass))
+	if (st == NULL)
 		return;
-	if (len != 0)
-		s[len++] = '+';
-	memcpy(s + len, name, n + 1);
+	free(st->fs);
+	free(st);
 }
 
-/* The index in c->fs of the filesystem of directory `dir`, classified on
+/* The index in the state of the filesystem of directory `dir`, classified on
  * first sight; -1 on error. */
 static int dir_fs(struct unpkg_commit *c, int dir, struct unpkg_err *err)
 {
 	const struct commit_dir *d = &c->dirs[dir];
+	struct syncfs_state *st = c->state;
 	enum unpkg_fsclass cls;
 	struct commit_fs *fs;
 	size_t i;
 	int fd;
 
-	for (i = 0; i < c->nfs; i++)
-		if (c->fs[i].dev == d->dev)
+	if (st == NULL) {
+		st = calloc(1, sizeof(*st));
+		if (st == NULL)
+			return unpkg_err_nomem(err);
+		c->state = st;
+	}
+	for (i = 0; i < st->nfs; i++)
+		if (st->fs[i].dev == d->dev)
 			return (int)i;
 	fd = unpkg_commit_dirfd(c, dir, err);
 	if (fd < 0 || unpkg_fsclass_detect(fd, &cls, err) < 0)
 		return -1;
-	if (c->nfs == c->capfs) {
-		size_t cap = c->capfs != 0 ? c->capfs * 2 : 4;
+	if (st->nfs == st->capfs) {
+		size_t cap = st->capfs != 0 ? st->capfs * 2 : 4;
 
-		fs = realloc(c->fs, cap * sizeof(*fs));
+		fs = realloc(st->fs, cap * sizeof(*fs));
 		if (fs == NULL)
 			return unpkg_err_nomem(err);
-		c->fs = fs;
-		c->capfs = cap;
+		st->fs = fs;
+		st->capfs = cap;
 	}
-	fs = &c->fs[c->nfs];
+	fs = &st->fs[st->nfs];
 	fs->dev = d->dev;
 	fs->cls = cls;
-	fs->full = unpkg_sync_full(UNPKG_SYNC_SYNCFS, cls);
+	fs->full = unpkg_fsclass_syncfs_full(cls);
 	fs->synced = 0;
-	note_class(c, cls);
-	return (int)c->nfs++;
+	unpkg_stats_add_fsclass(c->stats, unpkg_fsclass_name(cls));
+	return (int)st->nfs++;
+}
+
+/* The file system of index k (dir_fs()). */
+static struct commit_fs *fs_at(struct unpkg_commit *c, int k)
+{
+	return &((struct syncfs_state *)c->state)->fs[k];
 }
 
 /* The data reaches the disk through the filesystem-wide sync: the
@@ -97,7 +112,7 @@ static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
 	k = dir_fs(c, e->dir, err);
 	if (k < 0)
 		return -1;
-	if (c->fs[k].full)
+	if (fs_at(c, k)->full)
 		return commit_close_fd(c, e, err);
 	/* Kept for the barrier's fdatasync, which then finds the data on
 	 * its way.  Where writeback cannot be started this way, the
@@ -119,11 +134,12 @@ static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
 static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		       struct unpkg_err *err)
 {
+	struct syncfs_state *st = c->state;
 	size_t i;
 	int ret = -1;
 
-	for (i = 0; i < c->nfs; i++)
-		c->fs[i].synced = 0;
+	for (i = 0; st != NULL && i < st->nfs; i++)
+		st->fs[i].synced = 0;
 	for (i = 0; i < c->nents; i++) {
 		struct commit_entry *e = &c->ents[i];
 		int k;
@@ -133,7 +149,7 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		k = dir_fs(c, e->dir, err);
 		if (k < 0)
 			goto out;
-		if (c->fs[k].full) {
+		if (fs_at(c, k)->full) {
 			c->dirs[e->dir].pending = 1;
 			continue;
 		}
@@ -155,14 +171,14 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		k = dir_fs(c, (int)i, err);
 		if (k < 0)
 			goto out;
-		if (!c->fs[k].full && !(renamed && d->touched))
+		if (!fs_at(c, k)->full && !(renamed && d->touched))
 			continue;
-		if (c->fs[k].full && c->fs[k].synced)
+		if (fs_at(c, k)->full && fs_at(c, k)->synced)
 			continue;
 		fd = unpkg_commit_dirfd(c, (int)i, err);
 		if (fd < 0)
 			goto out;
-		if (!c->fs[k].full) {
+		if (!fs_at(c, k)->full) {
 			c->stats->fsync++;
 			if (fsync(fd) < 0) {
 				unpkg_err_sync(err, "cannot fsync directory %s",
@@ -177,7 +193,7 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 				       d->shown);
 			goto out;
 		}
-		c->fs[k].synced = 1;
+		fs_at(c, k)->synced = 1;
 	}
 	ret = commit_close_all(c, err);
 out:
@@ -206,4 +222,6 @@ const struct unpkg_commit_ops unpkg_commit_syncfs_ops = {
 	.staged = syncfs_staged,
 	.barrier = syncfs_barrier,
 	.renamed = syncfs_renamed,
+	.destroy = syncfs_destroy,
+	.whole_fs = 1,
 };

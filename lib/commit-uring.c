@@ -19,42 +19,48 @@
 
 #define RING_DEPTH 64u
 
-void commit_uring_free(struct unpkg_commit *c)
+struct commit_ring {
+	struct io_uring ring;
+	int ready;		/* set up */
+	int refused;		/* the kernel refused to set it up */
+};
+
+void commit_ring_free(struct commit_ring *r)
 {
-	if (c->ring == NULL)
+	if (r == NULL)
 		return;
-	io_uring_queue_exit(c->ring);
-	free(c->ring);
-	c->ring = NULL;
+	if (r->ready)
+		io_uring_queue_exit(&r->ring);
+	free(r);
 }
 
 /* Set up the ring on first use.  0 where the kernel refuses (no io_uring,
  * kernel.io_uring_disabled, a seccomp policy), with the reason in `why`;
  * it is not tried again. */
-static int ring_ready(struct unpkg_commit *c, char *why, size_t whylen,
+static int ring_ready(struct commit_ring **rp, char *why, size_t whylen,
 		      struct unpkg_err *err)
 {
-	struct io_uring *ring;
-	int r;
+	struct commit_ring *r = *rp;
+	int e;
 
-	if (c->ring != NULL)
+	if (r != NULL && r->ready)
 		return 1;
-	if (c->ring_refused) {
+	if (r != NULL && r->refused) {
 		snprintf(why, whylen, "io_uring is not available");
 		return 0;
 	}
-	ring = calloc(1, sizeof(*ring));
-	if (ring == NULL)
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
 		return unpkg_err_nomem(err);
-	r = io_uring_queue_init(RING_DEPTH, ring, 0);
-	if (r < 0) {
-		free(ring);
+	*rp = r;
+	e = io_uring_queue_init(RING_DEPTH, &r->ring, 0);
+	if (e < 0) {
 		snprintf(why, whylen, "io_uring is not available (%s)",
-			 strerror(-r));
-		c->ring_refused = 1;
+			 strerror(-e));
+		r->refused = 1;
 		return 0;
 	}
-	c->ring = ring;
+	r->ready = 1;
 	return 1;
 }
 
@@ -68,8 +74,9 @@ struct sync_item {
  * the first failure nothing more is submitted, but everything in flight
  * is reaped before returning: descriptors must not be closed under a
  * pending operation. */
-static int sync_items(struct unpkg_commit *c, const struct sync_item *items,
-		      size_t n, int datasync, struct unpkg_err *err)
+static int sync_items(struct unpkg_commit *c, struct io_uring *ring,
+		      const struct sync_item *items, size_t n, int datasync,
+		      struct unpkg_err *err)
 {
 	size_t next = 0, inflight = 0;
 	int failed = 0;
@@ -79,7 +86,7 @@ static int sync_items(struct unpkg_commit *c, const struct sync_item *items,
 		int r;
 
 		while (!failed && next < n && inflight < RING_DEPTH) {
-			struct io_uring_sqe *sqe = io_uring_get_sqe(c->ring);
+			struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
 			if (sqe == NULL)
 				break;
@@ -97,7 +104,7 @@ static int sync_items(struct unpkg_commit *c, const struct sync_item *items,
 			break;
 		/* All in flight together: the point is that they
 		 * overlap, so wait for the whole window at once. */
-		r = io_uring_submit_and_wait(c->ring, (unsigned int)inflight);
+		r = io_uring_submit_and_wait(ring, (unsigned int)inflight);
 		if (r < 0 && r != -EINTR) {
 			errno = -r;
 			if (!failed)
@@ -107,7 +114,7 @@ static int sync_items(struct unpkg_commit *c, const struct sync_item *items,
 			 * beyond what completes below. */
 			failed = 1;
 		}
-		while (io_uring_peek_cqe(c->ring, &cqe) == 0) {
+		while (io_uring_peek_cqe(ring, &cqe) == 0) {
 			const struct sync_item *it =
 				&items[io_uring_cqe_get_data64(cqe)];
 
@@ -118,15 +125,15 @@ static int sync_items(struct unpkg_commit *c, const struct sync_item *items,
 					       it->name);
 				failed = 1;
 			}
-			io_uring_cqe_seen(c->ring, cqe);
+			io_uring_cqe_seen(ring, cqe);
 			inflight--;
 		}
 		if (r < 0 && r != -EINTR && inflight > 0) {
 			/* Submission failed with operations in flight:
 			 * wait for them before giving up. */
 			while (inflight > 0 &&
-			       io_uring_wait_cqe(c->ring, &cqe) == 0) {
-				io_uring_cqe_seen(c->ring, cqe);
+			       io_uring_wait_cqe(ring, &cqe) == 0) {
+				io_uring_cqe_seen(ring, cqe);
 				inflight--;
 			}
 			break;
@@ -135,14 +142,15 @@ static int sync_items(struct unpkg_commit *c, const struct sync_item *items,
 	return failed ? -1 : 0;
 }
 
-int commit_ring_pass(struct unpkg_commit *c, int files, int database_only,
-		     char *why, size_t whylen, struct unpkg_err *err)
+int commit_ring_pass(struct unpkg_commit *c, struct commit_ring **ring,
+		     int files, int database_only, char *why, size_t whylen,
+		     struct unpkg_err *err)
 {
 	struct sync_item *items = NULL;
 	size_t n = 0, i;
 	int r, ret = -1;
 
-	r = ring_ready(c, why, whylen, err);
+	r = ring_ready(ring, why, whylen, err);
 	if (r <= 0)
 		return r;
 	items = malloc((c->nents + c->ndirs + 1) * sizeof(*items));
@@ -163,7 +171,7 @@ int commit_ring_pass(struct unpkg_commit *c, int files, int database_only,
 			items[n++].name = c->dirs[i].shown;
 		}
 	}
-	if (sync_items(c, items, n, files, err) < 0 ||
+	if (sync_items(c, &(*ring)->ring, items, n, files, err) < 0 ||
 	    commit_close_all(c, err) < 0)
 		goto out;
 	ret = 1;
@@ -177,8 +185,11 @@ out:
 static int uring_pass(struct unpkg_commit *c, int files,
 		      struct unpkg_err *err)
 {
+	struct commit_ring *ring = c->state;
 	char why[128];
-	int r = commit_ring_pass(c, files, 0, why, sizeof(why), err);
+	int r = commit_ring_pass(c, &ring, files, 0, why, sizeof(why), err);
+
+	c->state = ring;
 
 	if (r != 0)
 		return r < 0 ? -1 : 0;
@@ -196,10 +207,16 @@ static int uring_renamed(struct unpkg_commit *c, struct unpkg_err *err)
 	return uring_pass(c, 0, err);
 }
 
+static void uring_destroy(struct unpkg_commit *c)
+{
+	commit_ring_free(c->state);
+}
+
 const struct unpkg_commit_ops unpkg_commit_uring_ops = {
 	.name = "uring",
 	.per_run = 1,
 	.staged = commit_start_writeback,
 	.barrier = uring_barrier,
 	.renamed = uring_renamed,
+	.destroy = uring_destroy,
 };

@@ -9,57 +9,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "commit-impl.h"
-
-static const char *const phase_names[UNPKG_PHASE_COUNT] = {
-	[UNPKG_PHASE_PLAN] = "plan",
-	[UNPKG_PHASE_OPEN] = "open",
-	[UNPKG_PHASE_MARK] = "mark",
-	[UNPKG_PHASE_EXTRACT] = "extract",
-	[UNPKG_PHASE_BARRIER] = "barrier",
-	[UNPKG_PHASE_RENAME] = "rename",
-	[UNPKG_PHASE_RECORD] = "record",
-	[UNPKG_PHASE_CONFIGURE] = "configure",
-};
-
-static const struct unpkg_commit_ops *const strategies[UNPKG_SYNC_COUNT] = {
-	[UNPKG_SYNC_DPKG] = &unpkg_commit_dpkg_ops,
-	[UNPKG_SYNC_BATCH] = &unpkg_commit_batch_ops,
-	[UNPKG_SYNC_URING] = &unpkg_commit_uring_ops,
-	[UNPKG_SYNC_SYNCFS] = &unpkg_commit_syncfs_ops,
-	[UNPKG_SYNC_NONE] = &unpkg_commit_none_ops,
-};
-
-const char *unpkg_phase_name(enum unpkg_phase phase)
-{
-	return phase_names[phase];
-}
-
-int unpkg_sync_mode_parse(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(strategies) / sizeof(strategies[0]); i++)
-		if (strcmp(name, strategies[i]->name) == 0)
-			return (int)i;
-	return -1;
-}
-
-const char *unpkg_sync_mode_name(enum unpkg_sync_mode mode)
-{
-	return strategies[mode]->name;
-}
-
-double unpkg_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Leave room for the database, the archive being read and stdio. */
 #define RESERVED_FDS 32u
@@ -77,40 +30,27 @@ static unsigned int fd_budget(void)
 	return n > 65536 ? 65536 : (unsigned int)n;
 }
 
-int unpkg_commit_new(enum unpkg_sync_mode mode, struct unpkg_stats *stats,
-		     const struct unpkg_events *events, unsigned int max_fds,
-		     struct unpkg_commit **out, struct unpkg_err *err)
+int commit_create(const struct unpkg_commit_ops *ops, unsigned int flags,
+		  struct unpkg_stats *stats, const struct unpkg_events *events,
+		  unsigned int max_fds, struct unpkg_commit **out,
+		  struct unpkg_err *err)
 {
 	struct unpkg_commit *c;
 
-	if ((unsigned int)mode >= sizeof(strategies) / sizeof(strategies[0]))
+	if (flags & ~(unsigned int)UNPKG_COMMIT_PER_FS)
 		return unpkg_err_set(err, UNPKG_ERR_USAGE,
-				     "unknown sync mode %d", (int)mode);
+				     "unknown commit flags %#x", flags);
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return unpkg_err_nomem(err);
-	c->ops = strategies[mode];
+	c->ops = ops;
 	c->stats = stats != NULL ? stats : &c->own_stats;
 	c->events = events;
 	c->max_fds = max_fds != 0 ? max_fds : fd_budget();
 	if (c->max_fds < MIN_FDS)
 		c->max_fds = MIN_FDS;
+	c->flags = flags;
 	*out = c;
-	return 0;
-}
-
-int unpkg_commit_new_flags(enum unpkg_sync_mode mode, unsigned int flags,
-			   struct unpkg_stats *stats,
-			   const struct unpkg_events *events,
-			   unsigned int max_fds, struct unpkg_commit **out,
-			   struct unpkg_err *err)
-{
-	if (flags & ~(unsigned int)UNPKG_COMMIT_PER_FS)
-		return unpkg_err_set(err, UNPKG_ERR_USAGE,
-				     "unknown commit flags %#x", flags);
-	if (unpkg_commit_new(mode, stats, events, max_fds, out, err) < 0)
-		return -1;
-	(*out)->flags = flags;
 	return 0;
 }
 
@@ -122,6 +62,11 @@ const char *unpkg_commit_strategy(const struct unpkg_commit *c)
 int unpkg_commit_per_run(const struct unpkg_commit *c)
 {
 	return c->ops->per_run;
+}
+
+int unpkg_commit_syncs_whole_fs(const struct unpkg_commit *c)
+{
+	return c->ops->whole_fs;
 }
 
 void unpkg_commit_savepoint(const struct unpkg_commit *c,
@@ -137,7 +82,15 @@ void commit_fallback(struct unpkg_commit *c,
 	unpkg_event_emit(c->events, UNPKG_EV_NOTICE, NULL,
 			 "%s; using the %s strategy instead of %s", why,
 			 ops->name, c->ops->name);
+	commit_destroy_state(c);
 	c->ops = ops;
+}
+
+void commit_destroy_state(struct unpkg_commit *c)
+{
+	if (c->ops->destroy != NULL)
+		c->ops->destroy(c);
+	c->state = NULL;
 }
 
 static void close_dir_fds(struct unpkg_commit *c)
@@ -165,29 +118,6 @@ int commit_close_fd(struct unpkg_commit *c, struct commit_entry *e,
 	if (close(fd) < 0 && errno != EINTR)
 		return unpkg_err_sys(err, "cannot close %s", e->tmpname);
 	return 0;
-}
-
-/* sync_file_range cannot serve on this file (no such call, or a
- * filesystem or file type without page-cache writeback control). */
-static int unsupported(int e)
-{
-	return e == ENOSYS || e == EINVAL || e == ESPIPE || e == EOPNOTSUPP;
-}
-
-int commit_start_writeback(struct unpkg_commit *c, struct commit_entry *e,
-			   struct unpkg_err *err)
-{
-	c->stats->sync_file_range++;
-	if (sync_file_range(e->fd, 0, 0, SYNC_FILE_RANGE_WRITE) == 0)
-		return 0;
-	if (!unsupported(errno))
-		return unpkg_err_sys(err, "cannot start writeback of %s",
-				     e->tmpname);
-	commit_fallback(c, &unpkg_commit_syncfs_ops,
-			errno == ENOSYS ? "sync_file_range is not available"
-					: "sync_file_range is not supported "
-					  "on this filesystem");
-	return c->ops->staged(c, e, err);
 }
 
 /* --- directories ---------------------------------------------------------*/
@@ -246,22 +176,15 @@ static int dirhash_reserve(struct unpkg_commit *c, struct unpkg_err *err)
 	return 0;
 }
 
+/* Room for `need` elements in the array *arr of *cap (unpkg_grow()). */
 static int grow(void **arr, size_t *cap, size_t need, size_t size,
 		struct unpkg_err *err)
 {
-	size_t ncap;
-	void *p;
+	void *p = unpkg_grow(*arr, cap, need, size, 64);
 
-	if (need <= *cap)
-		return 0;
-	ncap = *cap != 0 ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * size);
 	if (p == NULL)
 		return unpkg_err_nomem(err);
 	*arr = p;
-	*cap = ncap;
 	return 0;
 }
 
@@ -1040,7 +963,7 @@ void unpkg_commit_free(struct unpkg_commit *c)
 	if (c == NULL)
 		return;
 	unpkg_commit_abort(c);
-	commit_uring_free(c);
+	commit_destroy_state(c);
 	close_dir_fds(c);
 	for (i = 0; i < c->ndirs; i++) {
 		free(c->dirs[i].relpath);
@@ -1050,6 +973,5 @@ void unpkg_commit_free(struct unpkg_commit *c)
 	free(c->dirhash);
 	free(c->ents);
 	free(c->mkdirs);
-	free(c->fs);
 	free(c);
 }

@@ -48,6 +48,7 @@
 #include "err.h"
 #include "event.h"
 #include "fsroot.h"
+#include "stats.h"
 
 enum unpkg_sync_mode {
 	UNPKG_SYNC_DPKG,
@@ -58,47 +59,12 @@ enum unpkg_sync_mode {
 	UNPKG_SYNC_COUNT
 };
 
-/* Parse "dpkg", "batch", "uring", "syncfs", "none"; -1 if unknown. */
+/* Parse "dpkg", "batch", "uring", "syncfs", "none"; -1 if unknown.  These
+ * two, unpkg_commit_new() and unpkg_commit_new_flags() are strategy.c's:
+ * the table of strategies stands above the transaction (commit.c) and the
+ * strategies (commit-*.c). */
 int unpkg_sync_mode_parse(const char *name);
 const char *unpkg_sync_mode_name(enum unpkg_sync_mode mode);
-
-/* In the order a run goes through them. */
-enum unpkg_phase {
-	UNPKG_PHASE_PLAN,
-	UNPKG_PHASE_OPEN,
-	UNPKG_PHASE_MARK,
-	UNPKG_PHASE_EXTRACT,
-	UNPKG_PHASE_BARRIER,
-	UNPKG_PHASE_RENAME,
-	UNPKG_PHASE_RECORD,
-	UNPKG_PHASE_CONFIGURE,
-	UNPKG_PHASE_COUNT
-};
-
-const char *unpkg_phase_name(enum unpkg_phase phase);
-
-/* Counters of one run.  Filled by the commit object, the database writer
- * and the installer; zero-initialise before use. */
-struct unpkg_stats {
-	unsigned long sync_file_range;
-	unsigned long fdatasync;
-	unsigned long fsync;
-	unsigned long syncfs;
-	unsigned long rename;
-	unsigned long files;		/* regular files written */
-	unsigned long long bytes;	/* bytes of file content written */
-	char strategy[16];		/* the strategy in force at the end */
-	char fsclass[48];		/* --sync=auto: the file systems it
-					 * chose for ("ext4", "ext4+xfs"), and
-					 * with UNPKG_COMMIT_PER_FS those the
-					 * commit met ("ext4+ext2") */
-	int triggers_activated;		/* triggers/Unincorp names triggers
-					 * this run activated */
-	double phase_seconds[UNPKG_PHASE_COUNT];
-};
-
-/* Monotonic time in seconds, for phase timing. */
-double unpkg_now(void);
 
 enum {
 	/* The final name exists (not as a directory) and must be kept as
@@ -161,6 +127,11 @@ const char *unpkg_commit_strategy(const struct unpkg_commit *c);
 /* Whether the strategy commits once per run (batch, syncfs, none) rather
  * than once per package (dpkg). */
 int unpkg_commit_per_run(const struct unpkg_commit *c);
+
+/* Whether a sync of the strategy in force covers whole file systems
+ * (syncfs): a failed one may have been the sync of any file there, the
+ * database's included. */
+int unpkg_commit_syncs_whole_fs(const struct unpkg_commit *c);
 
 /* A point in the transaction to roll back to: everything staged or
  * created after it is undone by unpkg_commit_rollback(), the rest stays. */

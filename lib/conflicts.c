@@ -12,28 +12,12 @@
 #include "install-impl.h"
 #include "relation.h"
 
-/* A package counts as present unless not installed or only its
- * configuration files are left. */
-static int present(const struct unpkg_db_pkg *dp)
-{
-	const char *want, *flag, *status;
-
-	return unpkg_db_pkg_status(dp, &want, &flag, &status) == 0 &&
-	       strcmp(status, "not-installed") != 0 &&
-	       strcmp(status, "config-files") != 0;
-}
-
 /* A Breaks of the new package only concerns a configured package
  * (installed, or with triggers to process): dpkg unpacks over an unpacked
  * or half-configured one, whose configuration then fails. */
 static int breakable(const struct unpkg_db_pkg *dp)
 {
-	const char *want, *flag, *status;
-
-	return unpkg_db_pkg_status(dp, &want, &flag, &status) == 0 &&
-	       (strcmp(status, "installed") == 0 ||
-		strcmp(status, "triggers-pending") == 0 ||
-		strcmp(status, "triggers-awaited") == 0);
+	return unpkg_status_configured(unpkg_db_pkg_state(dp));
 }
 
 /* The state of a package as dpkg words it in "is present and ...". */
@@ -146,15 +130,15 @@ static int forward(struct run *r, struct pkg *p, const char *field,
 		return 0;
 	unpkg_relations_init(&rels);
 	if (unpkg_relations_parse(&rels, field, value, err) < 0 ||
-	    inst_build_candidates(r, err) < 0)
+	    unpkg_pkgindex_build(&r->index, err) < 0)
 		goto out;
 	for (i = 0; i < rels.count; i++) {
 		for (j = 0; j < rels.rels[i].count; j++) {
 			const struct unpkg_relation_alt *a =
 				&rels.rels[i].alts[j];
-			const struct candidate *c;
+			const struct unpkg_candidate *c;
 
-			for (c = unpkg_strmap_get(&r->candidates, a->name);
+			for (c = unpkg_pkgindex_candidates(&r->index, a->name);
 			     c != NULL; c = c->next) {
 				const char *v = unpkg_para_get(&c->pkg->para,
 							       "Version");
@@ -164,7 +148,7 @@ static int forward(struct run *r, struct pkg *p, const char *field,
 
 				if (strcmp(c->pkg->name, p->name) == 0 ||
 				    !(breaks ? breakable(c->pkg)
-					     : present(c->pkg)) ||
+					     : unpkg_pkg_present(c->pkg)) ||
 				    (a->op != UNPKG_REL_ANY &&
 				     (c->version == NULL ||
 				      !unpkg_relop_satisfied(a->op, c->version,
@@ -221,150 +205,6 @@ static int names_new(const struct pkg *p, const struct unpkg_relations *prov,
 	return 0;
 }
 
-/* The Conflicts of every package present, parsed once per state of the
- * database (the candidate index's: a put invalidates both, and
- * candidates_destroy() frees this one): name -> chain of entries. */
-struct cindex_entry {
-	size_t pkg;		/* database index of the package */
-	size_t rels;		/* its parsed field in index->rels */
-	size_t rel, alt;	/* the alternative naming `name` */
-	size_t next;		/* the next entry of the chain + 1, or 0 */
-};
-
-struct conflicts_index {
-	struct unpkg_strmap names;	/* name -> first entry + 1 */
-	struct cindex_entry *v;
-	size_t n, cap;
-	struct unpkg_relations *rels;
-	size_t nrels;
-};
-
-void inst_conflicts_index_free(struct run *r)
-{
-	struct conflicts_index *x = r->cindex;
-	size_t i;
-
-	if (x == NULL)
-		return;
-	unpkg_strmap_destroy(&x->names);
-	for (i = 0; i < x->nrels; i++)
-		unpkg_relations_destroy(&x->rels[i]);
-	free(x->rels);
-	free(x->v);
-	free(x);
-	r->cindex = NULL;
-}
-
-static int index_add(struct conflicts_index *x, size_t pkg, size_t rels,
-		     size_t rel, size_t alt, struct unpkg_err *err)
-{
-	const char *name = x->rels[rels].rels[rel].alts[alt].name;
-	struct cindex_entry *e;
-	void *head = NULL;
-	int ret;
-
-	if (x->n == x->cap) {
-		size_t cap = x->cap != 0 ? x->cap * 2 : 64;
-
-		e = realloc(x->v, cap * sizeof(*e));
-		if (e == NULL)
-			return unpkg_err_nomem(err);
-		x->v = e;
-		x->cap = cap;
-	}
-	e = &x->v[x->n];
-	e->pkg = pkg;
-	e->rels = rels;
-	e->rel = rel;
-	e->alt = alt;
-	e->next = 0;
-	ret = unpkg_strmap_put(&x->names, name, (void *)(uintptr_t)(x->n + 1),
-			       &head, err);
-	if (ret < 0)
-		return -1;
-	if (ret > 0) {	/* after the head: the order does not matter */
-		struct cindex_entry *h = &x->v[(uintptr_t)head - 1];
-
-		e->next = h->next;
-		h->next = x->n + 1;
-	}
-	x->n++;
-	return 0;
-}
-
-static int build_index(struct run *r, struct unpkg_err *err)
-{
-	size_t n = unpkg_db_count(r->db), i, j, k;
-	struct conflicts_index *x;
-
-	if (r->cindex != NULL)
-		return 0;
-	x = calloc(1, sizeof(*x));
-	if (x == NULL)
-		return unpkg_err_nomem(err);
-	unpkg_strmap_init(&x->names);
-	r->cindex = x;
-	x->rels = calloc(n != 0 ? n : 1, sizeof(*x->rels));
-	if (x->rels == NULL)
-		return unpkg_err_nomem(err);
-	for (i = 0; i < n; i++) {
-		const struct unpkg_db_pkg *q = unpkg_db_at(r->db, i);
-		const char *value = unpkg_para_get(&q->para, "Conflicts");
-		struct unpkg_relations *rels = &x->rels[x->nrels];
-		struct unpkg_err ignored;
-
-		if (value == NULL || !present(q))
-			continue;
-		unpkg_err_init(&ignored);
-		unpkg_relations_init(rels);
-		/* dpkg wrote it; what it cannot read forbids nothing */
-		if (unpkg_relations_parse_lax(rels, "Conflicts", value,
-					      &ignored) < 0)
-			continue;
-		x->nrels++;
-		for (j = 0; j < rels->count; j++)
-			for (k = 0; k < rels->rels[j].count; k++)
-				if (index_add(x, i, x->nrels - 1, j, k, err) < 0)
-					return -1;
-	}
-	return 0;
-}
-
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct cindex_entry *x = *(const struct cindex_entry *const *)a;
-	const struct cindex_entry *y = *(const struct cindex_entry *const *)b;
-
-	if (x->pkg != y->pkg)
-		return x->pkg < y->pkg ? -1 : 1;
-	if (x->rel != y->rel)
-		return x->rel < y->rel ? -1 : 1;
-	return x->alt < y->alt ? -1 : x->alt > y->alt;
-}
-
-/* Collect the entries of the chain of `name` into *hits. */
-static int collect(const struct conflicts_index *x, const char *name,
-		   const struct cindex_entry ***hits, size_t *nhits,
-		   size_t *cap, struct unpkg_err *err)
-{
-	uintptr_t i = (uintptr_t)unpkg_strmap_get(&x->names, name);
-
-	for (; i != 0; i = x->v[i - 1].next) {
-		if (*nhits == *cap) {
-			size_t c = *cap != 0 ? *cap * 2 : 16;
-			const struct cindex_entry **v =
-				realloc(*hits, c * sizeof(*v));
-
-			if (v == NULL)
-				return unpkg_err_nomem(err);
-			*hits = v;
-			*cap = c;
-		}
-		(*hits)[(*nhits)++] = &x->v[i - 1];
-	}
-	return 0;
-}
-
 /* The Conflicts of the packages present against the new package (dpkg
  * looks at their Breaks only when it configures: see
  * inst_check_breakers()), in the order of the database. */
@@ -372,37 +212,24 @@ static int reverse(struct run *r, struct pkg *p, struct findings *f,
 		   struct unpkg_err *err)
 {
 	const char *pv = unpkg_para_get(&p->control, "Provides");
-	const struct cindex_entry **hits = NULL;
-	size_t nhits = 0, cap = 0, i, j;
+	struct unpkg_conflict_hit *hits = NULL;
+	size_t nhits = 0, i;
 	struct unpkg_relations prov;
 	int ret = -1;
 
 	unpkg_relations_init(&prov);
-	/* a stale index goes with the candidates */
-	if (inst_build_candidates(r, err) < 0 ||
-	    (pv != NULL &&
+	if ((pv != NULL &&
 	     unpkg_relations_parse(&prov, "Provides", pv, err) < 0) ||
-	    build_index(r, err) < 0 ||
-	    collect(r->cindex, p->name, &hits, &nhits, &cap, err) < 0)
+	    unpkg_pkgindex_conflicts(&r->index, p->name, &prov, &hits, &nhits,
+				     err) < 0)
 		goto out;
-	for (i = 0; i < prov.count; i++)
-		for (j = 0; j < prov.rels[i].count; j++)
-			if (collect(r->cindex, prov.rels[i].alts[j].name, &hits,
-				    &nhits, &cap, err) < 0)
-				goto out;
-	if (nhits > 1)
-		qsort(hits, nhits, sizeof(*hits), cmp_entry);
 	for (i = 0; i < nhits; i++) {
-		const struct cindex_entry *e = hits[i];
-		const struct unpkg_db_pkg *q = unpkg_db_at(r->db, e->pkg);
-		const struct unpkg_relation_alt *a =
-			&r->cindex->rels[e->rels].rels[e->rel].alts[e->alt];
+		const struct unpkg_db_pkg *q = hits[i].pkg;
+		const struct unpkg_relation_alt *a = hits[i].alt;
 		char *text;
-
 		int fix;
 
-		if ((i > 0 && hits[i - 1] == e) ||
-		    strcmp(q->name, p->name) == 0 || !names_new(p, &prov, a) ||
+		if (strcmp(q->name, p->name) == 0 || !names_new(p, &prov, a) ||
 		    removing(p, q))
 			continue;
 		fix = plan_removal(r, p, q, err);
@@ -422,18 +249,6 @@ out:
 	free(hits);
 	unpkg_relations_destroy(&prov);
 	return ret;
-}
-
-/* The status of installed package `key`, or NULL. */
-static const struct unpkg_db_pkg *by_key(const struct run *r, const char *key)
-{
-	const char *colon = strchr(key, ':');
-	char name[256];
-
-	if (colon == NULL)
-		return unpkg_db_find(r->db, key, NULL);
-	snprintf(name, sizeof(name), "%.*s", (int)(colon - key), key);
-	return unpkg_db_find(r->db, name, colon + 1);
 }
 
 /* Append installed package `q` (its identity and stanza, to put back) to
@@ -469,7 +284,7 @@ static int plan_deconfigure(struct run *r, struct pkg *p,
 	size_t i;
 
 	for (i = 0; i < f->nvictims; i++) {
-		const struct unpkg_db_pkg *q = by_key(r, f->victims[i]);
+		const struct unpkg_db_pkg *q = unpkg_pkgindex_find_key(r->db, f->victims[i]);
 
 		if (q == NULL)
 			continue;
@@ -568,15 +383,13 @@ int inst_check_breakers(struct run *r, const struct pkg *p, char *why,
 	for (i = 0; i < n; i++) {
 		const struct unpkg_db_pkg *q = unpkg_db_at(r->db, i);
 		const char *value = unpkg_para_get(&q->para, "Breaks");
-		const char *want, *flag, *status, *v;
+		const char *v;
 		struct unpkg_err ignored;
 		size_t j, k, hit;
 
 		if (value == NULL || strcmp(q->name, p->name) == 0 ||
-		    unpkg_db_pkg_status(q, &want, &flag, &status) < 0 ||
-		    strcmp(status, "not-installed") == 0 ||
-		    strcmp(status, "config-files") == 0 ||
-		    strcmp(status, "half-installed") == 0)
+		    !unpkg_status_present(unpkg_db_pkg_state(q)) ||
+		    unpkg_db_pkg_state(q) == UNPKG_STATUS_HALF_INSTALLED)
 			continue;
 		hit = mentions(value, p->name);
 		for (j = 0; j < prov.count && !hit; j++)
@@ -676,19 +489,14 @@ static int met_without(const struct run *r, const struct pkg *p,
 		       const struct unpkg_db_pkg *gone,
 		       const struct unpkg_relation_alt *a)
 {
-	const struct candidate *c;
+	const struct unpkg_candidate *c;
 
 	if (names_new(p, prov, a))
 		return 1;
-	for (c = unpkg_strmap_get(&r->candidates, a->name); c != NULL;
+	for (c = unpkg_pkgindex_candidates(&r->index, a->name); c != NULL;
 	     c = c->next) {
-		const char *want, *flag, *status;
-
 		if (c->pkg == gone ||
-		    unpkg_db_pkg_status(c->pkg, &want, &flag, &status) < 0 ||
-		    (strcmp(status, "installed") != 0 &&
-		     strcmp(status, "triggers-pending") != 0 &&
-		     strcmp(status, "triggers-awaited") != 0))
+		    !unpkg_status_configured(unpkg_db_pkg_state(c->pkg)))
 			continue;
 		if (a->op == UNPKG_REL_ANY ||
 		    (c->version != NULL &&
@@ -710,12 +518,12 @@ static int broken_by_removal(struct run *r, const struct pkg *p,
 	size_t n = unpkg_db_count(r->db), i, f, j, k;
 	int found = 0;
 
-	if (inst_build_candidates(r, err) < 0)
+	if (unpkg_pkgindex_build(&r->index, err) < 0)
 		return -1;
 	for (i = 0; i < n && !found; i++) {
 		const struct unpkg_db_pkg *d = unpkg_db_at(r->db, i);
 
-		if (d == q || !present(d))
+		if (d == q || !unpkg_pkg_present(d))
 			continue;
 		for (f = 0; f < 2 && !found; f++) {
 			const char *value = unpkg_para_get(&d->para, fields[f]);
@@ -803,9 +611,7 @@ static int plan_removal(struct run *r, struct pkg *p,
 	unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
 			 "considering removing %s in favour of %s ...",
 			 q->key, p->key);
-	if (strcmp(status, "installed") != 0 &&
-	    strcmp(status, "triggers-pending") != 0 &&
-	    strcmp(status, "triggers-awaited") != 0) {
+	if (!unpkg_status_configured(unpkg_db_pkg_state(q))) {
 		unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
 				 "%s is not properly installed; ignoring any "
 				 "dependencies on it", q->key);

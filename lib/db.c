@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "db.h"
 
 /* dpkg refuses updates/ names longer than this. */
@@ -117,30 +118,14 @@ static char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-/* An array `p` of *cap elements of `size` bytes, grown to hold `want`.
- * Returns it (maybe moved), or NULL with `p` untouched. */
+/* unpkg_grow() (buf.h), with `err` set when memory runs out. */
 static void *grow(void *p, size_t *cap, size_t want, size_t size,
 		  size_t first, struct unpkg_err *err)
 {
-	size_t ncap;
-	void *np;
+	void *np = unpkg_grow(p, cap, want, size, first);
 
-	if (want <= *cap)
-		return p;
-	ncap = *cap != 0 ? *cap : first;
-	while (ncap < want) {
-		if (ncap > (SIZE_MAX / size) / 2) {
-			unpkg_err_nomem(err);
-			return NULL;
-		}
-		ncap *= 2;
-	}
-	np = realloc(p, ncap * size);
-	if (np == NULL) {
+	if (np == NULL)
 		unpkg_err_nomem(err);
-		return NULL;
-	}
-	*cap = ncap;
 	return np;
 }
 
@@ -1205,6 +1190,31 @@ int unpkg_db_pkg_status(const struct unpkg_db_pkg *pkg, const char **want,
 	*flag = flag_words[idx[1]];
 	*status = stat_words[idx[2]];
 	return 0;
+}
+
+enum unpkg_status unpkg_db_pkg_state(const struct unpkg_db_pkg *pkg)
+{
+	const char *v = unpkg_para_get(&pkg->para, "Status");
+	const char *why, *bad;
+	int idx[3];
+
+	if (v == NULL || parse_status(v, idx, &why, &bad) < 0)
+		return UNPKG_STATUS_INVALID;
+	return (enum unpkg_status)(idx[2] + 1);
+}
+
+int unpkg_status_configured(enum unpkg_status st)
+{
+	return st == UNPKG_STATUS_INSTALLED ||
+	       st == UNPKG_STATUS_TRIGGERS_PENDING ||
+	       st == UNPKG_STATUS_TRIGGERS_AWAITED;
+}
+
+int unpkg_status_present(enum unpkg_status st)
+{
+	return st != UNPKG_STATUS_INVALID &&
+	       st != UNPKG_STATUS_NOT_INSTALLED &&
+	       st != UNPKG_STATUS_CONFIG_FILES;
 }
 
 /* ---- writing ------------------------------------------------------------ */

@@ -89,6 +89,30 @@ int unpkg_db_put(struct unpkg_db *db, const char *name, const char *arch,
 int unpkg_db_pkg_status(const struct unpkg_db_pkg *pkg, const char **want,
 			const char **flag, const char **status);
 
+/* The third word of a package's Status: field, dpkg's package states in
+ * dpkg's order. */
+enum unpkg_status {
+	UNPKG_STATUS_INVALID,	/* no Status field dpkg would read */
+	UNPKG_STATUS_NOT_INSTALLED,
+	UNPKG_STATUS_CONFIG_FILES,
+	UNPKG_STATUS_HALF_INSTALLED,
+	UNPKG_STATUS_UNPACKED,
+	UNPKG_STATUS_HALF_CONFIGURED,
+	UNPKG_STATUS_TRIGGERS_AWAITED,
+	UNPKG_STATUS_TRIGGERS_PENDING,
+	UNPKG_STATUS_INSTALLED,
+};
+
+/* The state of `pkg` (UNPKG_STATUS_INVALID where unpkg_db_pkg_status()
+ * fails). */
+enum unpkg_status unpkg_db_pkg_state(const struct unpkg_db_pkg *pkg);
+
+/* Configured: installed, or with triggers to process (awaited, pending). */
+int unpkg_status_configured(enum unpkg_status st);
+
+/* Present: a valid state but not-installed and config-files. */
+int unpkg_status_present(enum unpkg_status st);
+
 /* Serialise the database in dpkg's layout: every stanza followed by a
  * blank line, sorted by (name, arch). Returns a malloc'd buffer. */
 int unpkg_db_serialise(const struct unpkg_db *db, char **out, size_t *len,

@@ -25,26 +25,6 @@
 /* The small files read under /sys and /proc; mountinfo is read by line. */
 #define SMALL_FILE_MAX 4096
 
-/* The measured choice per class: doc/benchmarks.md, section "Choosing a
- * strategy per filesystem (auto)", has the figures (device flushes and
- * wall time of every strategy on each class) and the reasoning.  In short:
- * where syncfs is a full barrier it needs the fewest device flushes and is
- * the fastest safe strategy; where it is not (ext2: metadata written after
- * the flush; other: syncfs may flush nothing), uring, which fdatasyncs
- * every file and fsyncs every directory, concurrently. */
-static const enum unpkg_sync_mode auto_table[UNPKG_FSCLASS_COUNT] = {
-	[UNPKG_FSCLASS_EXT4] = UNPKG_SYNC_SYNCFS,
-	[UNPKG_FSCLASS_EXT2] = UNPKG_SYNC_URING,
-	[UNPKG_FSCLASS_XFS] = UNPKG_SYNC_SYNCFS,
-	[UNPKG_FSCLASS_BTRFS] = UNPKG_SYNC_SYNCFS,
-	/* none would do on tmpfs too (unpkg_sync_full), and costs the same
-	 * within the noise; syncfs stays safe should the run also write to
-	 * a disk mounted below the root. */
-	[UNPKG_FSCLASS_TMPFS] = UNPKG_SYNC_SYNCFS,
-	[UNPKG_FSCLASS_OVERLAY] = UNPKG_SYNC_SYNCFS,
-	[UNPKG_FSCLASS_OTHER] = UNPKG_SYNC_URING,
-};
-
 static const char *const class_names[UNPKG_FSCLASS_COUNT] = {
 	[UNPKG_FSCLASS_EXT4] = "ext4",
 	[UNPKG_FSCLASS_EXT2] = "ext2",
@@ -62,58 +42,11 @@ const char *unpkg_fsclass_name(enum unpkg_fsclass cls)
 	return class_names[cls];
 }
 
-enum unpkg_sync_mode unpkg_sync_auto(enum unpkg_fsclass cls)
+int unpkg_fsclass_syncfs_full(enum unpkg_fsclass cls)
 {
 	if ((unsigned int)cls >= UNPKG_FSCLASS_COUNT)
 		cls = UNPKG_FSCLASS_OTHER;
-	return auto_table[cls];
-}
-
-int unpkg_sync_full(enum unpkg_sync_mode mode, enum unpkg_fsclass cls)
-{
-	if ((unsigned int)cls >= UNPKG_FSCLASS_COUNT)
-		cls = UNPKG_FSCLASS_OTHER;
-	switch (mode) {
-	case UNPKG_SYNC_DPKG:
-	case UNPKG_SYNC_BATCH:
-	case UNPKG_SYNC_URING:
-		return 1;
-	case UNPKG_SYNC_SYNCFS:
-		return cls != UNPKG_FSCLASS_EXT2 && cls != UNPKG_FSCLASS_OTHER;
-	case UNPKG_SYNC_NONE:
-		return cls == UNPKG_FSCLASS_TMPFS;
-	default:
-		/* Not a strategy of its own (a count, or a choice such as
-		 * auto that resolves to one of the above). */
-		return 0;
-	}
-}
-
-enum unpkg_sync_mode unpkg_sync_auto_set(const enum unpkg_fsclass *classes,
-					 size_t n)
-{
-	static const enum unpkg_sync_mode fallbacks[] = {
-		UNPKG_SYNC_SYNCFS, UNPKG_SYNC_URING,
-	};
-	enum unpkg_sync_mode first;
-	size_t i, k;
-
-	if (n == 0)
-		return unpkg_sync_auto(UNPKG_FSCLASS_OTHER);
-	first = unpkg_sync_auto(classes[0]);
-	for (i = 1; i < n; i++)
-		if (unpkg_sync_auto(classes[i]) != first)
-			break;
-	if (i == n)
-		return first;
-	for (k = 0; k < sizeof(fallbacks) / sizeof(fallbacks[0]); k++) {
-		for (i = 0; i < n; i++)
-			if (!unpkg_sync_full(fallbacks[k], classes[i]))
-				break;
-		if (i == n)
-			return fallbacks[k];
-	}
-	return UNPKG_SYNC_URING;
+	return cls != UNPKG_FSCLASS_EXT2 && cls != UNPKG_FSCLASS_OTHER;
 }
 
 /* Read the small file `path` into buf (NUL-terminated).  Returns its

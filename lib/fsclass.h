@@ -1,10 +1,10 @@
-/* fsclass.h - the kind of filesystem a directory lies on, and the commit
- * strategy that --sync=auto picks for it.
+/* fsclass.h - the kind of filesystem a directory lies on (strategy.h
+ * holds the commit strategy that --sync=auto picks for it).
  *
  * The classes are the groups of filesystems for which unpkg's strategies
  * were measured and their guarantees checked: doc/benchmarks.md, section
  * "Choosing a strategy per filesystem (auto)", has the measurements and
- * the reasoning behind unpkg_sync_auto() and unpkg_sync_full().
+ * the reasoning behind unpkg_sync_auto() and unpkg_sync_full() (strategy.h).
  *
  * How a filesystem is recognised: fstatfs() gives the filesystem's magic
  * number, which tells xfs, btrfs, tmpfs (and ramfs) and overlayfs apart.
@@ -32,7 +32,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "commit.h"
 #include "err.h"
 
 enum unpkg_fsclass {
@@ -67,27 +66,11 @@ int unpkg_fsclass_classify(unsigned long fs_type, dev_t dev, const char *sys,
 			   const char *proc, enum unpkg_fsclass *out,
 			   struct unpkg_err *err);
 
-/* The strategy --sync=auto uses on a filesystem of class `cls`: the
- * fastest one measured that keeps the invariants I1-I7 of DESIGN.md
- * section 3 there (doc/benchmarks.md).  Never UNPKG_SYNC_NONE.  A value
- * out of range counts as UNPKG_FSCLASS_OTHER. */
-enum unpkg_sync_mode unpkg_sync_auto(enum unpkg_fsclass cls);
-
-/* Whether strategy `mode` keeps I1-I7 on a filesystem of class `cls`
- * (1) or not (0).  dpkg, batch and uring sync each file and directory and
- * are safe everywhere; syncfs is a full barrier on every class but ext2
- * (its syncfs leaves metadata written after the device flush) and other
- * (a filesystem's syncfs need not flush anything: FUSE without syncfs
- * support, vfat, NFS); none only on tmpfs, where nothing survives a power
- * loss and the order of operations is kept by the kernel anyway. */
-int unpkg_sync_full(enum unpkg_sync_mode mode, enum unpkg_fsclass cls);
-
-/* The strategy for a run whose files and database lie on several
- * filesystems, of the `n` classes in `classes` (repetitions allowed): the
- * table's choice when all the classes agree on it, otherwise the first of
- * syncfs, uring that unpkg_sync_full() accepts for every class (uring is
- * safe everywhere).  n == 0 gives the choice for UNPKG_FSCLASS_OTHER. */
-enum unpkg_sync_mode unpkg_sync_auto_set(const enum unpkg_fsclass *classes,
-					 size_t n);
+/* Whether syncfs() is a full barrier on a filesystem of class `cls`: on
+ * every class but ext2 (its syncfs leaves metadata written after the
+ * device flush) and other (a filesystem's syncfs need not flush anything:
+ * FUSE without syncfs support, vfat, NFS).  A value out of range counts as
+ * UNPKG_FSCLASS_OTHER. */
+int unpkg_fsclass_syncfs_full(enum unpkg_fsclass cls);
 
 #endif

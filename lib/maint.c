@@ -17,23 +17,6 @@ static const char *const script_names[MAINT_NSCRIPTS] = {
 	"preinst", "postinst", "prerm", "postrm",
 };
 
-/* Free a list of other packages' entries (deconfigured or removed). */
-static void deconfs_free(struct deconf **v, size_t *n)
-{
-	size_t i;
-
-	for (i = 0; i < *n; i++) {
-		free((*v)[i].name);
-		free((*v)[i].arch);
-		free((*v)[i].key);
-		free((*v)[i].version);
-		free((*v)[i].stanza);
-	}
-	free(*v);
-	*v = NULL;
-	*n = 0;
-}
-
 /* Keep a copy of control member `m` (NULL: none) in `dst`. */
 static int save_member(struct maint_script *dst,
 		       const struct unpkg_deb_member *m, struct unpkg_err *err)
@@ -60,19 +43,6 @@ int maint_save_scripts(struct pkg *p, struct unpkg_err *err)
 			return -1;
 	return save_member(&p->triggers, unpkg_deb_member(p->deb, "triggers"),
 			   err);
-}
-
-void maint_free_scripts(struct pkg *p)
-{
-	size_t i;
-
-	for (i = 0; i < MAINT_NSCRIPTS; i++)
-		free(p->scripts[i].data);
-	free(p->triggers.data);
-	deconfs_free(&p->deconf, &p->ndeconf);
-	deconfs_free(&p->removals, &p->nremovals);
-	free(p->removal_failed);
-	p->removal_failed = NULL;
 }
 
 /* Put the new version's scripts into ADMINDIR/tmp.ci, where dpkg runs
@@ -224,35 +194,13 @@ static int old_state(struct run *r, struct pkg *p, const char *flag,
 	unpkg_para_unset(&para, "Config-Version");
 	unpkg_para_unset(&para, "Conffiles");
 	if (unpkg_stanza_format(&para, &st, &text, err) < 0 ||
-	    inst_put_stanza(r, p, text, p->old_arch, p->old_version, status,
-			    err) < 0)
+	    run_put_stanza(r, p, text, p->old_arch, p->old_version, status,
+			   err) < 0)
 		goto out;
 	ret = 0;
 out:
 	free(text);
 	unpkg_para_destroy(&para);
-	return ret;
-}
-
-int inst_put_stub(struct run *r, struct pkg *p, const char *flag,
-		      const char *status, struct unpkg_err *err)
-{
-	const char *prio = unpkg_para_get(&p->control, "Priority");
-	const char *sect = unpkg_para_get(&p->control, "Section");
-	int gone = strcmp(status, "not-installed") == 0;
-	char *text;
-	int ret;
-
-	if (asprintf(&text, "Package: %s\nStatus: install %s %s\n%s%s%s"
-		     "%s%s%sArchitecture: %s\n%s%s%s", p->name, flag, status,
-		     prio ? "Priority: " : "", prio ? prio : "",
-		     prio ? "\n" : "", sect ? "Section: " : "",
-		     sect ? sect : "", sect ? "\n" : "", p->arch,
-		     gone ? "" : "Version: ", gone ? "" : p->version,
-		     gone ? "" : "\n") < 0)
-		return unpkg_err_nomem(err);
-	ret = inst_put_stanza(r, p, text, p->arch, p->version, status, err);
-	free(text);
 	return ret;
 }
 
@@ -265,13 +213,14 @@ static int give_up_pkg(struct run *r, struct pkg *p, const char *why,
 {
 	struct unpkg_err perr;
 
-	if (status == NULL)
-		inst_restore_pkg(r, p);
-	else if (*status != '\0' && old_state(r, p, flag, status, err) < 0)
-		return -1;
+	/* the error first, then the state it leaves, as dpkg reports them */
 	unpkg_err_init(&perr);
 	unpkg_err_set(&perr, UNPKG_ERR_SCRIPT, "%s", why);
-	inst_fail_pkg(r, p, p->debpath, &perr);
+	run_fail_pkg(r, p, p->debpath, &perr);
+	if (status == NULL)
+		run_restore_pkg(r, p);
+	else if (*status != '\0' && old_state(r, p, flag, status, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -284,7 +233,7 @@ static void fallback_notice(struct run *r, struct pkg *p, const char *why)
 			 "trying script from the new package instead ...");
 }
 
-static int configured_before(const struct pkg *p)
+int maint_configured_before(const struct pkg *p)
 {
 	const char *s = p->old_status;
 
@@ -349,12 +298,9 @@ int maint_other_state(struct run *r, struct deconf *d, const char *status,
 		unpkg_para_unset(&para, "Protected");
 	}
 	if (unpkg_stanza_format(&para, &st, &text, err) < 0 ||
-	    unpkg_db_put(r->db, d->name, d->arch, text, err) < 0)
+	    run_put_reported(r, d->name, d->arch, text, d->key, d->arch,
+			     d->version, status, err) < 0)
 		goto out;
-	r->candidates_valid = 0;
-	r->db_dirty = 1;
-	unpkg_event_pkg_status(r->o->events, d->key, d->arch, d->version,
-			       status);
 	ret = 0;
 out:
 	free(conffiles);
@@ -381,10 +327,8 @@ static int deconf_restore(struct run *r, struct deconf *d,
 	const struct unpkg_db_pkg *now;
 	const char *want, *flag, *status = "installed";
 
-	if (unpkg_db_put(r->db, d->name, d->arch, d->stanza, err) < 0)
+	if (run_put(r, d->name, d->arch, d->stanza, err) < 0)
 		return -1;
-	r->candidates_valid = 0;
-	r->db_dirty = 1;
 	d->marked = 0;
 	now = unpkg_db_find(r->db, d->name, d->arch);
 	if (now != NULL)
@@ -399,12 +343,7 @@ static int deconf_restore(struct run *r, struct deconf *d,
 static int still_configured(const struct run *r, const struct deconf *d)
 {
 	const struct unpkg_db_pkg *q = unpkg_db_find(r->db, d->name, d->arch);
-	const char *want, *flag, *status;
-
-	return q != NULL && unpkg_db_pkg_status(q, &want, &flag, &status) == 0 &&
-	       (strcmp(status, "installed") == 0 ||
-		strcmp(status, "triggers-pending") == 0 ||
-		strcmp(status, "triggers-awaited") == 0);
+	return q != NULL && unpkg_status_configured(unpkg_db_pkg_state(q));
 }
 
 /* The packages `p` deconfigured go back where their postinst
@@ -557,7 +496,7 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 
 		if (p->state != PKG_OPENED)
 			continue;
-		if (configured_before(p) && p->old_prerm) {
+		if (maint_configured_before(p) && p->old_prerm) {
 			if (old_state(r, p, "reinstreq", "half-configured",
 				      err) < 0)
 				return -1;
@@ -589,7 +528,7 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 			any = 1;
 		}
 	}
-	if (any && inst_write_db(r, err) < 0)
+	if (any && run_write_db(r, err) < 0)
 		return -1;
 	for (i = 0; any && i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
@@ -605,7 +544,7 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 
 		if (p->state != PKG_OPENED)
 			continue;
-		own = configured_before(p) && p->old_prerm;
+		own = maint_configured_before(p) && p->old_prerm;
 		if (own)
 			ok = run(r, p, "old", "prerm", up, why, sizeof(why),
 				 err);
@@ -630,8 +569,13 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 		}
 		if (ok < 0)
 			return -1;
-		if (ok > 0 && own)
+		if (ok > 0 && own) {
 			p->prerm_ran = 1;
+			/* deconfigured, as dpkg notes it; the run's mark
+			 * follows at once, so it is not written */
+			run_status_event(r, p, p->old_arch, p->old_version,
+					 "unpacked");
+		}
 		for (j = 0; ok > 0 && j < p->ndeconf; j++) {
 			struct deconf *d = &p->deconf[j];
 
@@ -723,8 +667,8 @@ int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err)
 		if (ok)
 			return give_up_pkg(r, p, why, NULL, NULL, err) < 0
 				       ? -1 : 0;
-		if (inst_put_stub(r, p, "reinstreq", "half-installed",
-				  err) < 0)
+		if (run_put_stub(r, p, "reinstreq", "half-installed",
+				 err) < 0)
 			return -1;
 		return give_up_pkg(r, p, why, "", "", err) < 0 ? -1 : 0;
 	}
@@ -736,9 +680,12 @@ int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err)
 			 sizeof(why2), err);
 		if (ok < 0)
 			return -1;
-		return give_up_pkg(r, p, why, "ok",
-				   ok ? "installed" : "unpacked", err) < 0
-			       ? -1 : 0;
+		/* back to unpacked, then, if that postinst worked,
+		 * installed: dpkg's two steps */
+		if (give_up_pkg(r, p, why, "ok", "unpacked", err) < 0 ||
+		    (ok && old_state(r, p, "ok", "installed", err) < 0))
+			return -1;
+		return 0;
 	}
 	return give_up_pkg(r, p, why, NULL, NULL, err) < 0 ? -1 : 0;
 }
@@ -746,7 +693,7 @@ int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err)
 /* Step 4: the old postrm, once p's files are in place (the new version's
  * scripts still waiting as info/KEY.NAME.dpkg-new, so info/KEY.postrm is
  * the old one).  On failure, the unwinding: old preinst abort-upgrade
- * with the new files, then the files put back (inst_undo_files()), then
+ * with the new files, then the files put back (run_undo_files()), then
  * new postrm and old postinst abort-upgrade.  1: go on; 0: p failed and
  * was unwound; -1: error. */
 int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err)
@@ -781,7 +728,7 @@ int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err)
 		 err);
 	if (ok < 0)
 		return -1;
-	inst_undo_files(r, p);
+	run_undo_files(r, p);
 	if (ok == 0)
 		return give_up_pkg(r, p, why, "reinstreq", "half-installed",
 				   err) < 0 ? -1 : 0;
@@ -845,6 +792,6 @@ int maint_postinst(struct run *r, struct pkg *p, struct unpkg_err *err)
 		return ok;
 	unpkg_err_init(&perr);
 	unpkg_err_set(&perr, UNPKG_ERR_SCRIPT, "%s", why);
-	inst_fail_pkg(r, p, p->key, &perr);
+	run_fail_pkg(r, p, p->key, &perr);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "relation.h"
 
 /* Longest piece of the input quoted in an error message. */
@@ -326,25 +327,6 @@ out:
 	return ret;
 }
 
-/* Make room for one more element in an array of `count` elements:
- * returns the (possibly moved) array, or NULL with the old one intact. */
-static void *grow(void *array, size_t *cap, size_t count, size_t size)
-{
-	size_t ncap;
-	void *n;
-
-	if (count < *cap)
-		return array;
-	ncap = *cap != 0 ? *cap * 2 : 4;
-	if (ncap > SIZE_MAX / size)
-		return NULL;
-	n = realloc(array, ncap * size);
-	if (n == NULL)
-		return NULL;
-	*cap = ncap;
-	return n;
-}
-
 static int relations_parse(struct unpkg_relations *r, const char *field,
 			   const char *value, int lax, struct unpkg_err *err)
 {
@@ -385,8 +367,8 @@ static int relations_parse(struct unpkg_relations *r, const char *field,
 				      "allowed: '%.*s'", field, excerpt(p), p);
 			goto out;
 		}
-		grown = grow(rel.alts, &alts_cap, rel.count,
-			     sizeof(*rel.alts));
+		grown = unpkg_grow(rel.alts, &alts_cap, rel.count + 1,
+				   sizeof(*rel.alts), 4);
 		if (grown == NULL) {
 			unpkg_err_nomem(err);
 			goto out;
@@ -397,8 +379,8 @@ static int relations_parse(struct unpkg_relations *r, const char *field,
 		alt.op = UNPKG_REL_ANY;
 
 		if (sep != '|') {
-			grown = grow(r->rels, &rels_cap, r->count,
-				     sizeof(*r->rels));
+			grown = unpkg_grow(r->rels, &rels_cap, r->count + 1,
+					   sizeof(*r->rels), 4);
 			if (grown == NULL) {
 				unpkg_err_nomem(err);
 				goto out;

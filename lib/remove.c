@@ -23,7 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "infodb.h"
 #include "install-impl.h"
+#include "obsolete.h"
 
 /* Is `path` one of the conffiles of Conffiles value `value` (dir: one
  * beneath directory `path`)? */
@@ -88,7 +90,7 @@ static int removal_fates(struct run *r, const struct deconf *d,
 			fate[i] = 1;
 			continue;
 		}
-		if (inst_lstat_in_root(r, path, &st) < 0)
+		if (obsolete_lstat(r, path, &st) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
 			if (keeps_below(paths, fate, n, path)) {
@@ -106,7 +108,7 @@ static int removal_fates(struct run *r, const struct deconf *d,
 						     err);
 			if (dfd < 0)
 				goto out;
-			all = inst_all_gone(dfd, base, path, &gone, err);
+			all = obsolete_all_gone(dfd, base, path, &gone, err);
 			close(dfd);
 			if (all < 0)
 				goto out;
@@ -142,7 +144,7 @@ static int copy_late(struct pkg *p, const char **path, struct unpkg_err *err)
 }
 
 /* Move the paths of fate 2 aside (a directory whole) with the
- * transaction, as remove_obsolete() does. */
+ * transaction, as obsolete_remove() does. */
 static int removal_files(struct run *r, struct pkg *p, const char *key,
 			 char **paths, const char *fate, size_t n,
 			 struct unpkg_err *err)
@@ -157,17 +159,17 @@ static int removal_files(struct run *r, struct pkg *p, const char *key,
 		struct stat st;
 		int dir, is_dir;
 
-		if (fate[i] != 2 || inst_under_moved(path, &moved) ||
-		    inst_lstat_in_root(r, path, &st) < 0)
+		if (fate[i] != 2 || obsolete_under_moved(path, &moved) ||
+		    obsolete_lstat(r, path, &st) < 0)
 			continue;
 		is_dir = S_ISDIR(st.st_mode);
-		dir = inst_parent_dir(r, path, err);
+		dir = obsolete_parent_dir(r, path, err);
 		if (dir < 0)
 			goto out;
 		if (is_dir && copy_late(p, &path, err) < 0)
 			goto out;
-		if (inst_move_aside(r, p, key, path, dir, is_dir, &moved,
-				    err) < 0)
+		if (obsolete_move_aside(r, p, key, path, dir, is_dir, &moved,
+					err) < 0)
 			goto out;
 	}
 	ret = 0;
@@ -246,7 +248,7 @@ static int removal_recover(struct run *r, const char *key, char ***paths,
 	while ((de = readdir(dir)) != NULL)
 		if (strncmp(de->d_name, key, klen) == 0 &&
 		    de->d_name[klen] == '.' &&
-		    inst_unmove_info(dirfd(dir), de->d_name) < 0) {
+		    infodb_unmove(dirfd(dir), de->d_name) < 0) {
 			closedir(dir);
 			unpkg_err_sys(err, "cannot restore info/%s", de->d_name);
 			goto out;
@@ -271,10 +273,10 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 	static const char *const keep_gone[] = { "list", NULL };
 	static const char *const keep_cf[] = { "list", "postrm", NULL };
 	const char *argv[] = { "remove", NULL };
-	const struct unpkg_db_pkg *q = inst_find_key(r, d->key);
+	const struct unpkg_db_pkg *q = unpkg_pkgindex_find_key(r->db, d->key);
 	struct unpkg_para para;
 	const char *conffiles = NULL;
-	struct text list = { 0 };
+	struct unpkg_buf list = { 0 };
 	char **paths = NULL, *fate = NULL, why[1024], postrm[NAME_MAX + 1];
 	char listname[NAME_MAX + 1];
 	size_t n = 0, i, j;
@@ -317,14 +319,14 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 				     '\0') ||
 	       fstatat(dfd, postrm, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	for (i = 0; i < n; i++)
-		if (fate[i] == 1 && inst_text_add(&list, err, "%s\n", paths[i]) < 0)
+		if (fate[i] == 1 && unpkg_buf_printf(&list, err, "%s\n", paths[i]) < 0)
 			goto out;
 	/* The list first: the commit releases the backups in reverse, so
 	 * the old list (which names the files moved aside, for
 	 * inst_sweep_removed() after a crash) goes last. */
-	if (keep ? inst_stage_info(r, d->key, dir, "list",
-			      list.s != NULL ? list.s : "", list.len, 0644,
-			      err) < 0
+	if (keep ? infodb_stage(r, d->key, dir, "list",
+				list.s != NULL ? list.s : "", list.len, 0644,
+				err) < 0
 		 : (fstatat(dfd, listname, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    unpkg_commit_remove(r->commit, dir, listname, 0, err) < 0))
 		goto out;
@@ -344,23 +346,20 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		ret = maint_other_state(r, d, "half-installed", err);
 		goto out;
 	}
-	if (inst_remove_info(r, d->key, dir, keep ? keep_cf : keep_gone,
-			     err) < 0 ||
+	if (infodb_remove(r, d->key, dir, keep ? keep_cf : keep_gone,
+			  err) < 0 ||
 	    unpkg_triggers_set_interests(r->trig, d->key, NULL, 0, err) < 0)
 		goto out;
 	if (keep) {
 		ret = maint_other_state(r, d, "config-files", err);
 		goto out;
 	}
-	if (unpkg_db_put(r->db, d->name, d->arch, NULL, err) < 0)
+	if (run_put_reported(r, d->name, d->arch, NULL, d->key, d->arch,
+			     d->version, "not-installed", err) < 0)
 		goto out;
-	r->candidates_valid = 0;
-	r->db_dirty = 1;
-	unpkg_event_pkg_status(r->o->events, d->key, d->arch, d->version,
-			       "not-installed");
 	ret = 0;
 out:
-	free(list.s);
+	unpkg_buf_free(&list);
 	free(fate);
 	unpkg_db_list_free(paths, n);
 	unpkg_para_destroy(&para);
@@ -439,7 +438,7 @@ void inst_sweep_removed(struct run *r)
 		nkeys++;
 	}
 	for (i = 0; i < nkeys; i++) {
-		const struct unpkg_db_pkg *q = inst_find_key(r, keys[i]);
+		const struct unpkg_db_pkg *q = unpkg_pkgindex_find_key(r->db, keys[i]);
 		const char *want, *flag, *status;
 		char **prev = NULL, **now = NULL;
 		size_t nprev = 0, nnow = 0, klen = strlen(keys[i]);

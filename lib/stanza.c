@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "relation.h"
 #include "stanza.h"
 #include "version.h"
@@ -458,51 +459,21 @@ int unpkg_stanza_check_control(const struct unpkg_para *control,
 	return 0;
 }
 
-/* A growing output string; an allocation failure is remembered and
+/* The output string (buf.h): an allocation failure is remembered and
  * reported once at the end. */
-struct sbuf {
-	char *s;
-	size_t len;
-	size_t cap;
-	int oom;
-};
-
-static void add_n(struct sbuf *b, const char *s, size_t n)
+static void add_n(struct unpkg_buf *b, const char *s, size_t n)
 {
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap != 0 ? b->cap : 1024;
-		char *p;
-
-		while (cap < b->len + n + 1) {
-			if (cap > (size_t)-1 / 2) {
-				b->oom = 1;
-				return;
-			}
-			cap *= 2;
-		}
-		p = realloc(b->s, cap);
-		if (p == NULL) {
-			b->oom = 1;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
+	(void)unpkg_buf_add(b, s, n);
 }
 
-static void add(struct sbuf *b, const char *s)
+static void add(struct unpkg_buf *b, const char *s)
 {
 	add_n(b, s, strlen(s));
 }
 
 /* "Name: value\n", with dpkg's ": " even before a value that starts on
  * the next line. */
-static void add_field(struct sbuf *b, const char *name, const char *value)
+static void add_field(struct unpkg_buf *b, const char *name, const char *value)
 {
 	add(b, name);
 	add(b, ": ");
@@ -569,7 +540,7 @@ static int check_state(const struct unpkg_stanza_state *state,
 /* dpkg's unambiguous spelling of a version: the epoch is shown when it is
  * not zero, and also when the upstream part has a ':' of its own, which
  * would otherwise be read as an epoch. */
-static int add_version(struct sbuf *b, const char *name, const char *value,
+static int add_version(struct unpkg_buf *b, const char *name, const char *value,
 		       struct unpkg_err *err)
 {
 	struct unpkg_version v;
@@ -596,7 +567,7 @@ static int add_version(struct sbuf *b, const char *name, const char *value,
 	return 0;
 }
 
-static int add_relation(struct sbuf *b, const char *name, const char *value,
+static int add_relation(struct unpkg_buf *b, const char *name, const char *value,
 			struct unpkg_err *err)
 {
 	struct unpkg_relations rels;
@@ -624,7 +595,7 @@ out:
 	return ret;
 }
 
-static int add_known(struct sbuf *b, size_t k, const char *value,
+static int add_known(struct unpkg_buf *b, size_t k, const char *value,
 		     const struct unpkg_stanza_state *state,
 		     struct unpkg_err *err)
 {
@@ -716,7 +687,7 @@ int unpkg_stanza_format(const struct unpkg_para *control,
 			const struct unpkg_stanza_state *state, char **out,
 			struct unpkg_err *err)
 {
-	struct sbuf b = { NULL, 0, 0, 0 };
+	struct unpkg_buf b = { 0 };
 	const char *vals[NKNOWN];
 	const char *names[NKNOWN];
 	size_t i;

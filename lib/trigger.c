@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "trigger.h"
 
 struct interest {
@@ -441,34 +442,10 @@ out:
 	return ret;
 }
 
-/* A growing text buffer. */
-struct buf {
-	char *s;
-	size_t len, cap;
-};
-
-static int buf_add(struct buf *b, const char *a, const char *c,
-		   const char *d, struct unpkg_err *err)
-{
-	size_t need = strlen(a) + strlen(c) + strlen(d);
-
-	if (b->len + need + 1 > b->cap) {
-		size_t cap = (b->len + need + 1) * 2;
-		char *s = realloc(b->s, cap);
-
-		if (s == NULL)
-			return nomem(err);
-		b->s = s;
-		b->cap = cap;
-	}
-	b->len += (size_t)sprintf(b->s + b->len, "%s%s%s", a, c, d);
-	return 0;
-}
-
 int unpkg_triggers_write(struct unpkg_triggers *t, int nosync,
 			 unsigned long *fsyncs, struct unpkg_err *err)
 {
-	struct buf b = { NULL, 0, 0 };
+	struct unpkg_buf b = { 0 };
 	unsigned long count = 0;
 	size_t i, j;
 	int dfd, fd, ret = -1;
@@ -494,9 +471,9 @@ int unpkg_triggers_write(struct unpkg_triggers *t, int nosync,
 	}
 	for (i = 0; i < t->ni; i++)
 		if (t->iv[i].name[0] == '/' &&
-		    (buf_add(&b, t->iv[i].name, " ", t->iv[i].pkg, err) < 0 ||
-		     buf_add(&b, t->iv[i].noawait ? "/noawait" : "", "\n", "",
-			     err) < 0))
+		    unpkg_buf_printf(&b, err, "%s %s%s\n", t->iv[i].name,
+				     t->iv[i].pkg,
+				     t->iv[i].noawait ? "/noawait" : "") < 0)
 			goto out;
 	if (put(t, dfd, "File", b.s, b.len, 0, nosync, &count, err) < 0)
 		goto out;
@@ -504,9 +481,9 @@ int unpkg_triggers_write(struct unpkg_triggers *t, int nosync,
 		b.len = 0;
 		for (i = 0; i < t->ni; i++)
 			if (strcmp(t->iv[i].name, t->names[j]) == 0 &&
-			    buf_add(&b, t->iv[i].pkg,
-				    t->iv[i].noawait ? "/noawait" : "", "\n",
-				    err) < 0)
+			    unpkg_buf_printf(&b, err, "%s%s\n", t->iv[i].pkg,
+					     t->iv[i].noawait ? "/noawait"
+					     : "") < 0)
 				goto out;
 		if (put(t, dfd, t->names[j], b.s, b.len, 1, nosync, &count,
 			err) < 0)
@@ -525,7 +502,7 @@ int unpkg_triggers_write(struct unpkg_triggers *t, int nosync,
 out:
 	if (fsyncs != NULL)
 		*fsyncs += count;
-	free(b.s);
+	unpkg_buf_free(&b);
 	close(dfd);
 	return ret;
 }

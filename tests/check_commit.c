@@ -15,6 +15,7 @@
 
 #include "commit.h"
 #include "fsclass.h"
+#include "strategy.h"
 #include "fsroot.h"
 #include "testutil.h"
 

@@ -1456,6 +1456,55 @@ START_TEST(t_load_files_cached)
 }
 END_TEST
 
+/* A package's state as an enum, and the two questions asked of it. */
+START_TEST(t_pkg_state)
+{
+	static const struct {
+		const char *status;
+		enum unpkg_status want;
+		int present, configured;
+	} cases[] = {
+		{ NULL, UNPKG_STATUS_INVALID, 0, 0 },
+		{ "install ok", UNPKG_STATUS_INVALID, 0, 0 },
+		{ "install ok bogus", UNPKG_STATUS_INVALID, 0, 0 },
+		{ "install ok not-installed", UNPKG_STATUS_NOT_INSTALLED, 0, 0 },
+		{ "deinstall ok config-files", UNPKG_STATUS_CONFIG_FILES, 0, 0 },
+		{ "install reinstreq half-installed",
+		  UNPKG_STATUS_HALF_INSTALLED, 1, 0 },
+		{ "install ok unpacked", UNPKG_STATUS_UNPACKED, 1, 0 },
+		{ "install ok half-configured", UNPKG_STATUS_HALF_CONFIGURED,
+		  1, 0 },
+		{ "install ok triggers-awaited",
+		  UNPKG_STATUS_TRIGGERS_AWAITED, 1, 1 },
+		{ "install ok triggers-pending",
+		  UNPKG_STATUS_TRIGGERS_PENDING, 1, 1 },
+		{ "hold ok installed", UNPKG_STATUS_INSTALLED, 1, 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct unpkg_db_pkg pkg;
+		struct unpkg_err err;
+		enum unpkg_status st;
+
+		memset(&pkg, 0, sizeof(pkg));
+		unpkg_err_init(&err);
+		unpkg_para_init(&pkg.para);
+		if (cases[i].status != NULL)
+			ck_assert_int_eq(unpkg_para_set(&pkg.para, "Status",
+							cases[i].status, &err),
+					 0);
+		st = unpkg_db_pkg_state(&pkg);
+		ck_assert_msg(st == cases[i].want, "%s: %d", cases[i].status,
+			      (int)st);
+		ck_assert_int_eq(unpkg_status_present(st), cases[i].present);
+		ck_assert_int_eq(unpkg_status_configured(st),
+				 cases[i].configured);
+		unpkg_para_destroy(&pkg.para);
+	}
+}
+END_TEST
+
 static Suite *db_suite(void)
 {
 	Suite *s = suite_create("db");
@@ -1464,6 +1513,7 @@ static Suite *db_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, NULL, gc_free);
 	tcase_add_test(tc, t_missing_admindir);
+	tcase_add_test(tc, t_pkg_state);
 	tcase_add_test(tc, t_create);
 	tcase_add_test(tc, t_format);
 	tcase_add_test(tc, t_usage);

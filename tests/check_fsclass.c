@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "fsclass.h"
+#include "strategy.h"
 #include "testutil.h"
 
 /* ---- the table -------------------------------------------------------- */

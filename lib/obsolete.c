@@ -1,0 +1,323 @@
+/* obsolete.c - paths moved aside with the transaction (the old version's
+ * files the new one lacks, a removed package's files) and put back on
+ * failure (see obsolete.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "obsolete.h"
+
+/* A (device, inode) pair of a file the new version installed. */
+struct devino {
+	dev_t dev;
+	ino_t ino;
+};
+
+
+/* lstat `path` ("/usr/bin/x") beneath the root; 0 on success. */
+int obsolete_lstat(struct run *r, const char *path, struct stat *st)
+{
+	struct unpkg_err ignored;
+	const char *base;
+	int dfd, ret;
+
+	unpkg_err_init(&ignored);
+	dfd = unpkg_root_open_parent(r->root, path + 1, &base, &ignored);
+	if (dfd < 0)
+		return -1;
+	ret = fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW);
+	close(dfd);
+	return ret;
+}
+
+int obsolete_add_late_rmdir(struct pkg *p, const char *path,
+			    struct unpkg_err *err)
+{
+	const char **grown = realloc(p->late_rmdir, (p->nlate_rmdir + 1) *
+						    sizeof(*grown));
+
+	if (grown == NULL)
+		return unpkg_err_nomem(err);
+	p->late_rmdir = grown;
+	grown[p->nlate_rmdir++] = path;
+	return 0;
+}
+
+static int is_subdir(int dfd, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_DIR;
+	return fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+/* 1 if every entry beneath directory `name` in `dfd` (the old path
+ * `path`) is in `gone`, 0 if not, -1 on error. */
+int obsolete_all_gone(int dfd, const char *name, const char *path,
+		      const struct unpkg_strmap *gone, struct unpkg_err *err)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd, ret = 1;
+
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (dir == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return unpkg_err_sys(err, "cannot read directory %s", path);
+	}
+	while (ret == 1 && (de = readdir(dir)) != NULL) {
+		char *full;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (asprintf(&full, "%s/%s", path, de->d_name) < 0) {
+			ret = unpkg_err_nomem(err);
+			break;
+		}
+		if (unpkg_strmap_get(gone, full) == NULL)
+			ret = 0;
+		else if (is_subdir(dirfd(dir), de))
+			ret = obsolete_all_gone(dirfd(dir), de->d_name, full, gone, err);
+		free(full);
+	}
+	closedir(dir);
+	return ret;
+}
+
+/* 1 if an ancestor of `path` is in `moved`. */
+int obsolete_under_moved(const char *path, const struct unpkg_strmap *moved)
+{
+	char buf[PATH_MAX];
+	char *slash;
+
+	if (strlen(path) >= sizeof(buf))
+		return 0;
+	strcpy(buf, path);
+	while ((slash = strrchr(buf, '/')) != NULL && slash != buf) {
+		*slash = '\0';
+		if (unpkg_strmap_get(moved, buf) != NULL)
+			return 1;
+	}
+	return 0;
+}
+
+int obsolete_parent_dir(struct run *r, const char *path, struct unpkg_err *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *parent;
+	int dir;
+
+	parent = strndup(path + 1, slash == path ? 0
+				   : (size_t)(slash - path - 1));
+	if (parent == NULL)
+		return unpkg_err_nomem(err);
+	dir = unpkg_commit_dir(r->commit, r->root, parent, err);
+	free(parent);
+	return dir;
+}
+
+int obsolete_move_aside(struct run *r, struct pkg *p, const char *who,
+			const char *path, int dir, int is_dir,
+			struct unpkg_strmap *moved, struct unpkg_err *err)
+{
+	const char *base = strrchr(path, '/') + 1;
+	struct unpkg_err why;
+
+	unpkg_err_init(&why);
+	if (unpkg_commit_remove(r->commit, dir, base, is_dir, &why) == 0)
+		return unpkg_strmap_put(moved, path, (void *)path, NULL, err);
+	if (is_dir && why.errnum == EXDEV)
+		return obsolete_add_late_rmdir(p, path, err);
+	unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, who,
+			 "unable to delete old %s '%s': %s",
+			 is_dir ? "directory" : "file", path, why.msg);
+	return 0;
+}
+
+static int cmp_devino(const void *a, const void *b)
+{
+	const struct devino *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return 0;
+}
+
+/* The identities of every non-directory the new version installed, sorted:
+ * under merged /usr an old path (/lib/x) can name a new file (/usr/lib/x),
+ * which must not be removed. */
+static int new_identities(struct run *r, const struct pkg *p,
+			  struct devino **out, size_t *n, struct unpkg_err *err)
+{
+	struct devino *v;
+	size_t i;
+
+	*n = 0;
+	v = malloc((p->files.count + 1) * sizeof(*v));
+	if (v == NULL)
+		return unpkg_err_nomem(err);
+	for (i = 0; i < p->files.count; i++) {
+		struct stat st;
+
+		if (p->files.files[i].type == UNPKG_ENTRY_DIR ||
+		    obsolete_lstat(r, p->files.files[i].path, &st) < 0)
+			continue;
+		v[*n].dev = st.st_dev;
+		v[(*n)++].ino = st.st_ino;
+	}
+	qsort(v, *n, sizeof(*v), cmp_devino);
+	*out = v;
+	return 0;
+}
+
+/* The old version's paths the new one lacks, but its conffiles (kept,
+ * as dpkg keeps them); in the old list's order, parents first. */
+int obsolete_find(struct pkg *p, struct unpkg_err *err)
+{
+	char hash[33];
+	size_t i;
+
+	if (p->nold_files == 0)
+		return 0;
+	p->obsolete = malloc(p->nold_files * sizeof(*p->obsolete));
+	if (p->obsolete == NULL)
+		return unpkg_err_nomem(err);
+	for (i = 0; i < p->nold_files; i++) {
+		const char *path = p->old_files[i];
+
+		if (strcmp(path, "/.") == 0 || path[0] != '/' ||
+		    unpkg_strmap_get(&p->files.index, path) != NULL)
+			continue;
+		run_recorded_hash(p, path, hash);
+		if (hash[0] == '\0')
+			p->obsolete[p->nobsolete++] = path;
+	}
+	return 0;
+}
+
+/* Whether obsolete `path` may go: not when another package lists it, nor
+ * a file the new version installed under another name (merged /usr). */
+static int may_remove(struct run *r, struct pkg *p, const char *path,
+		      struct stat *st, struct devino **ids, size_t *nids,
+		      struct unpkg_err *err)
+{
+	struct devino key;
+
+	if (unpkg_strmap_get(&r->run_files, path) != NULL)
+		return 0;
+	if (unpkg_db_load_files(r->db, err) < 0)
+		return -1;
+	if (unpkg_db_file_owner(r->db, path, p->key) != NULL ||
+	    obsolete_lstat(r, path, st) < 0)
+		return 0;
+	if (S_ISDIR(st->st_mode))
+		return 1;
+	if (*ids == NULL && new_identities(r, p, ids, nids, err) < 0)
+		return -1;
+	key.dev = st->st_dev;
+	key.ino = st->st_ino;
+	return bsearch(&key, *ids, *nids, sizeof(key), cmp_devino) == NULL;
+}
+
+/* Remove the obsolete paths as dpkg does after unpacking: not files
+ * another package lists, directories only when nothing else is in them.
+ * Each goes aside as NAME.dpkg-tmp (a directory whole, with everything
+ * beneath it), so that a failure before the record can put it back.
+ * Where a directory cannot be moved (EXDEV on overlayfs), its entries are
+ * moved one by one and the directory itself is removed after the record.
+ * What cannot be removed is left with a warning. */
+int obsolete_remove(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	struct unpkg_strmap gone, moved;
+	struct devino *ids = NULL;
+	size_t nids = 0, i;
+	int ret = -1;
+
+	unpkg_strmap_init(&gone);
+	unpkg_strmap_init(&moved);
+	for (i = 0; i < p->nobsolete; i++) {
+		struct stat st;
+		int ok = may_remove(r, p, p->obsolete[i], &st, &ids, &nids,
+				    err);
+
+		if (ok < 0 || (ok > 0 &&
+			       unpkg_strmap_put(&gone, p->obsolete[i],
+						(void *)p->obsolete[i], NULL,
+						err) < 0))
+			goto out;
+	}
+	for (i = 0; i < p->nobsolete; i++) {
+		const char *path = p->obsolete[i];
+		const char *slash = strrchr(path, '/');
+		struct stat st;
+		int dir, dfd, is_dir;
+
+		if (unpkg_strmap_get(&gone, path) == NULL ||
+		    obsolete_under_moved(path, &moved) ||
+		    obsolete_lstat(r, path, &st) < 0)
+			continue;
+		is_dir = S_ISDIR(st.st_mode);
+		dir = obsolete_parent_dir(r, path, err);
+		dfd = dir >= 0 ? unpkg_commit_dirfd(r->commit, dir, err) : -1;
+		if (dfd < 0)
+			goto out;
+		if (is_dir) {
+			int all = obsolete_all_gone(dfd, slash + 1, path, &gone, err);
+
+			if (all < 0)
+				goto out;
+			if (all == 0)
+				continue;	/* dpkg keeps it too */
+		}
+		if (obsolete_move_aside(r, p, p->key, path, dir, is_dir, &moved,
+					err) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	unpkg_strmap_destroy(&gone);
+	unpkg_strmap_destroy(&moved);
+	free(ids);
+	return ret;
+}
+
+/* The directories that could not be moved aside, deepest first, once
+ * their entries are gone for good. */
+void obsolete_late_rmdirs(struct run *r, struct pkg *p)
+{
+	size_t i;
+
+	for (i = p->nlate_rmdir; i-- > 0;) {
+		struct unpkg_err ignored;
+		const char *base;
+		int dfd;
+
+		unpkg_err_init(&ignored);
+		dfd = unpkg_root_open_parent(r->root, p->late_rmdir[i] + 1,
+					     &base, &ignored);
+		if (dfd < 0)
+			continue;
+		if (unlinkat(dfd, base, AT_REMOVEDIR) < 0 && errno != ENOENT &&
+		    errno != ENOTEMPTY && errno != EEXIST)
+			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
+					 "unable to delete old directory "
+					 "'%s': %s", p->late_rmdir[i],
+					 strerror(errno));
+		close(dfd);
+	}
+	p->nlate_rmdir = 0;
+}

@@ -1,0 +1,50 @@
+/* strategy.h - the table of commit strategies and the --sync=auto choice.
+ *
+ * strategy.c stands above the transaction (commit.c) and the strategies
+ * (commit-*.c): it maps an enum unpkg_sync_mode to a strategy's table of
+ * operations for unpkg_commit_new() and unpkg_commit_new_flags() (declared
+ * in commit.h with the rest of the transaction's interface), names the
+ * strategies, and picks one per filesystem class for --sync=auto
+ * (doc/benchmarks.md, "Choosing a strategy per filesystem (auto)"). */
+#ifndef UNPKG_STRATEGY_H
+#define UNPKG_STRATEGY_H
+
+#include <stddef.h>
+
+#include "commit.h"
+#include "err.h"
+#include "fsclass.h"
+#include "stats.h"
+
+/* The strategy --sync=auto uses on a filesystem of class `cls`: the
+ * fastest one measured that keeps the invariants I1-I7 of DESIGN.md
+ * section 3 there (doc/benchmarks.md).  Never UNPKG_SYNC_NONE.  A value
+ * out of range counts as UNPKG_FSCLASS_OTHER. */
+enum unpkg_sync_mode unpkg_sync_auto(enum unpkg_fsclass cls);
+
+/* Whether strategy `mode` keeps I1-I7 on a filesystem of class `cls`
+ * (1) or not (0).  dpkg, batch and uring sync each file and directory and
+ * are safe everywhere; syncfs is a full barrier on every class but ext2
+ * (its syncfs leaves metadata written after the device flush) and other
+ * (a filesystem's syncfs need not flush anything: FUSE without syncfs
+ * support, vfat, NFS); none only on tmpfs, where nothing survives a power
+ * loss and the order of operations is kept by the kernel anyway. */
+int unpkg_sync_full(enum unpkg_sync_mode mode, enum unpkg_fsclass cls);
+
+/* The strategy for a run whose files and database lie on several
+ * filesystems, of the `n` classes in `classes` (repetitions allowed): the
+ * table's choice when all the classes agree on it, otherwise the first of
+ * syncfs, uring that unpkg_sync_full() accepts for every class (uring is
+ * safe everywhere).  n == 0 gives the choice for UNPKG_FSCLASS_OTHER. */
+enum unpkg_sync_mode unpkg_sync_auto_set(const enum unpkg_fsclass *classes,
+					 size_t n);
+
+/* --sync=auto for a run: the strategy for the file systems of the root
+ * (`root_fd`) and of the admin directory (`db_fd`), unpkg_sync_auto_set()
+ * of their classes, in *mode; their names go to stats->fsclass ("ext4",
+ * or "ext4+xfs" when they differ).  File systems mounted below the root
+ * are the commit object's (UNPKG_COMMIT_PER_FS). */
+int unpkg_sync_choose_auto(int root_fd, int db_fd, struct unpkg_stats *stats,
+			   enum unpkg_sync_mode *mode, struct unpkg_err *err);
+
+#endif
