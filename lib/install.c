@@ -2323,7 +2323,10 @@ next:
 }
 
 /* "Setting up": the postinst of `p` if it has one (the state
- * half-configured is durable), then installed, in memory. */
+ * half-configured is durable), then installed, in memory.  Without a
+ * postinst nothing could see the state half-configured, so it is not
+ * written; its status line still is, as dpkg's (apt's progress counts a
+ * configuration as half-configured, then installed). */
 static int configure_one(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
 	int ok = 1;
@@ -2334,6 +2337,9 @@ static int configure_one(struct run *r, struct pkg *p, struct unpkg_err *err)
 			 "Setting up %s (%s) ...", p->key, p->version);
 	if (p->scripts[maint_index("postinst")].present)
 		ok = maint_postinst(r, p, err);
+	else
+		unpkg_event_pkg_status(r->o->events, p->key, p->arch,
+				       p->version, "half-configured");
 	if (ok <= 0)
 		return ok;
 	p->state = PKG_INSTALLED;
