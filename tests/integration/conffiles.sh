@@ -154,6 +154,8 @@ if command -v script >/dev/null; then
 		check_fail "tty-DY: the differences were not shown"
 	grep -q 'end of file on stdin at conffile prompt' "$TESTDIR/case-tty/unpkg.tty" ||
 		check_fail "tty: no error at the end of input"
+	grep -q 'end of file on stdin at conffile prompt' "$TESTDIR/case-tty/dpkg.tty" ||
+		check_fail "tty: dpkg saw no end of input (test outdated?)"
 else
 	skip_part "the terminal question" "script(1) is missing"
 fi
