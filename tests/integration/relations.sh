@@ -294,7 +294,11 @@ grep -q '^Package: base$' "$r/var/lib/dpkg/status" ||
 # package against a new one only counts when the new one is configured.
 # The packages log their scripts to /log in the root; the scripts run
 # chrooted, so these roots hold a static busybox as /bin/sh.
-[ "$TEST_FAILURES" -eq 0 ] || exit 1	# no skip past a failure
+if ! (need_busybox) 2>/dev/null; then	# (a subshell: its skip ends only it)
+	skip_part "maintainer scripts with Breaks and Conflicts" \
+		"no static busybox (package busybox-static)"
+	exit 0	# the end of the test; the failures so far still count
+fi
 need_busybox
 
 # dc_pkg NAME VERSION FIELDS FILE...: rel_pkg with the four scripts, each
