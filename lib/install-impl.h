@@ -60,6 +60,7 @@ struct conffile {
 struct pkg {
 	const char *debpath;
 	struct unpkg_deb *deb;
+	char shown[24];		/* the state of its last status line */
 	struct unpkg_para control;
 	char *name;		/* folded to lower case, as dpkg does */
 	const char *version, *arch;
@@ -195,6 +196,12 @@ int inst_replaces_staged(const struct run *r, const struct pkg *p);
 void inst_fail_pkg(struct run *r, struct pkg *p, const char *what,
 		   const struct unpkg_err *err);
 
+/* Report the state `status` of `p` (version `version`, architecture
+ * `arch`) as dpkg's status line, unless it is the state its last status
+ * line named: dpkg writes one when the state changes. */
+void inst_status_event(struct run *r, struct pkg *p, const char *arch,
+		       const char *version, const char *status);
+
 /* Put stanza `text` for `p` into the database in memory and report the
  * state change (of version `version`, architecture `arch`). */
 int inst_put_stanza(struct run *r, struct pkg *p, const char *text,
@@ -226,6 +233,9 @@ void inst_undo_files(struct run *r, struct pkg *p);
 int maint_save_scripts(struct pkg *p, struct unpkg_err *err);
 void maint_free_scripts(struct pkg *p);
 int maint_index(const char *name);
+/* The old version was configured (or half-configured, or awaiting
+ * triggers): an upgrade deconfigures it first (step 1). */
+int maint_configured_before(const struct pkg *p);
 int maint_prerm(struct run *r, struct unpkg_err *err);
 int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err);
 int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err);

@@ -911,6 +911,15 @@ static int conffiles_value(const struct pkg *p, int configured,
 	return 0;
 }
 
+void inst_status_event(struct run *r, struct pkg *p, const char *arch,
+		       const char *version, const char *status)
+{
+	if (strcmp(p->shown, status) == 0)
+		return;
+	snprintf(p->shown, sizeof(p->shown), "%s", status);
+	unpkg_event_pkg_status(r->o->events, p->key, arch, version, status);
+}
+
 int inst_put_stanza(struct run *r, struct pkg *p, const char *text,
 		    const char *arch, const char *version, const char *status,
 		    struct unpkg_err *err)
@@ -919,7 +928,7 @@ int inst_put_stanza(struct run *r, struct pkg *p, const char *text,
 		return -1;
 	r->candidates_valid = 0;
 	r->db_dirty = 1;
-	unpkg_event_pkg_status(r->o->events, p->key, arch, version, status);
+	inst_status_event(r, p, arch, version, status);
 	return 0;
 }
 
@@ -1047,10 +1056,10 @@ void inst_restore_pkg(struct run *r, struct pkg *p)
 	now = unpkg_db_find(r->db, p->name, p->arch);
 	if (now != NULL && unpkg_db_pkg_status(now, &want, &flag, &status) < 0)
 		status = "not-installed";
-	unpkg_event_pkg_status(r->o->events, p->key, p->arch,
-			       now != NULL ? unpkg_para_get(&now->para,
-							    "Version") : NULL,
-			       status);
+	inst_status_event(r, p, p->arch,
+			  now != NULL ? unpkg_para_get(&now->para, "Version")
+				      : NULL,
+			  status);
 }
 /* --- unpack -------------------------------------------------------------- */
 
@@ -2322,6 +2331,13 @@ next:
 	return 1;
 }
 
+/* dpkg's "processing: configure" line and log line of `p`. */
+static void configure_processing(struct run *r, struct pkg *p)
+{
+	unpkg_event_processing(r->o->events, "configure", p->key, p->arch,
+			       p->version, p->version);
+}
+
 /* "Setting up": the postinst of `p` if it has one (the state
  * half-configured is durable), then installed, in memory.  Without a
  * postinst nothing could see the state half-configured, so it is not
@@ -2329,17 +2345,17 @@ next:
  * configuration as half-configured, then installed). */
 static int configure_one(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
-	int ok = 1;
+	int ok = 1, postinst = p->scripts[maint_index("postinst")].present;
 
-	unpkg_event_processing(r->o->events, "configure", p->key, p->arch,
-			       p->version, p->version);
+	if (!postinst)	/* else when it was made half-configured */
+		configure_processing(r, p);
 	unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
 			 "Setting up %s (%s) ...", p->key, p->version);
-	if (p->scripts[maint_index("postinst")].present)
+	if (postinst)
 		ok = maint_postinst(r, p, err);
 	else
-		unpkg_event_pkg_status(r->o->events, p->key, p->arch,
-				       p->version, "half-configured");
+		inst_status_event(r, p, p->arch, p->version,
+				  "half-configured");
 	if (ok <= 0)
 		return ok;
 	p->state = PKG_INSTALLED;
@@ -2475,9 +2491,11 @@ static int configure_pkgs(struct run *r, struct unpkg_err *err)
 	for (i = 0; i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
 
-		if (p->state == PKG_CONFIGURING &&
-		    p->scripts[maint_index("postinst")].present &&
-		    inst_put_state(r, p, "ok", "half-configured", err) < 0)
+		if (p->state != PKG_CONFIGURING ||
+		    !p->scripts[maint_index("postinst")].present)
+			continue;
+		configure_processing(r, p);
+		if (inst_put_state(r, p, "ok", "half-configured", err) < 0)
 			goto fail;
 	}
 	if (inst_write_db(r, err) < 0)
@@ -2534,10 +2552,6 @@ static int mark_all(struct run *r, struct unpkg_err *err)
 
 		if (p->state != PKG_OPENED)
 			continue;
-		unpkg_event_processing(r->o->events,
-				       p->upgrade ? "upgrade" : "install",
-				       p->key, p->arch, p->old_version,
-				       p->version);
 		if (inst_put_state(r, p, "reinstreq", "half-installed", err) < 0)
 			return -1;
 		p->state = PKG_MARKED;
@@ -2547,6 +2561,33 @@ static int mark_all(struct run *r, struct unpkg_err *err)
 		return -1;
 	timed(r, UNPKG_PHASE_MARK, t);
 	return 0;
+}
+
+/* dpkg's "processing" line of each opened package, before its scripts
+ * run.  An old version that was configured is deconfigured first:
+ * half-configured, its prerm, unpacked.  Without a prerm nothing could
+ * see those states, so they are not written (maint_prerm() writes them
+ * when there is one); their status lines still are, as dpkg's. */
+static void announce_all(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->npkgs; i++) {
+		struct pkg *p = &r->pkgs[i];
+
+		if (p->state != PKG_OPENED)
+			continue;
+		unpkg_event_processing(r->o->events,
+				       p->upgrade ? "upgrade" : "install",
+				       p->key, p->arch, p->old_version,
+				       p->version);
+		if (!maint_configured_before(p) || p->old_prerm)
+			continue;
+		inst_status_event(r, p, p->old_arch, p->old_version,
+				  "half-configured");
+		inst_status_event(r, p, p->old_arch, p->old_version,
+				  "unpacked");
+	}
 }
 
 /* Restore and fail the marked packages from index `from` on. */
@@ -2824,6 +2865,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	inst_sweep_removed(&r);
 
 	unpkg_force_names(o->force, r.force_list, sizeof(r.force_list));
+	announce_all(&r);
 	if (maint_prerm(&r, err) < 0)
 		goto out;
 	if (mark_all(&r, err) < 0) {
@@ -2864,8 +2906,8 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		unpkg_commit_savepoint(r.commit, &p->sp_to);
 		if (ok < 0) {
 			unpkg_commit_rollback(r.commit, &p->sp_from);
-			inst_restore_pkg(&r, p);
 			inst_fail_pkg(&r, p, p->debpath, &perr);
+			inst_restore_pkg(&r, p);
 			/* After a failed sync (an early barrier) nothing
 			 * written since the last good one can be trusted. */
 			if (perr.code == UNPKG_ERR_SYNC)

@@ -265,13 +265,14 @@ static int give_up_pkg(struct run *r, struct pkg *p, const char *why,
 {
 	struct unpkg_err perr;
 
+	/* the error first, then the state it leaves, as dpkg reports them */
+	unpkg_err_init(&perr);
+	unpkg_err_set(&perr, UNPKG_ERR_SCRIPT, "%s", why);
+	inst_fail_pkg(r, p, p->debpath, &perr);
 	if (status == NULL)
 		inst_restore_pkg(r, p);
 	else if (*status != '\0' && old_state(r, p, flag, status, err) < 0)
 		return -1;
-	unpkg_err_init(&perr);
-	unpkg_err_set(&perr, UNPKG_ERR_SCRIPT, "%s", why);
-	inst_fail_pkg(r, p, p->debpath, &perr);
 	return 0;
 }
 
@@ -284,7 +285,7 @@ static void fallback_notice(struct run *r, struct pkg *p, const char *why)
 			 "trying script from the new package instead ...");
 }
 
-static int configured_before(const struct pkg *p)
+int maint_configured_before(const struct pkg *p)
 {
 	const char *s = p->old_status;
 
@@ -557,7 +558,7 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 
 		if (p->state != PKG_OPENED)
 			continue;
-		if (configured_before(p) && p->old_prerm) {
+		if (maint_configured_before(p) && p->old_prerm) {
 			if (old_state(r, p, "reinstreq", "half-configured",
 				      err) < 0)
 				return -1;
@@ -605,7 +606,7 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 
 		if (p->state != PKG_OPENED)
 			continue;
-		own = configured_before(p) && p->old_prerm;
+		own = maint_configured_before(p) && p->old_prerm;
 		if (own)
 			ok = run(r, p, "old", "prerm", up, why, sizeof(why),
 				 err);
@@ -630,8 +631,13 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 		}
 		if (ok < 0)
 			return -1;
-		if (ok > 0 && own)
+		if (ok > 0 && own) {
 			p->prerm_ran = 1;
+			/* deconfigured, as dpkg notes it; the run's mark
+			 * follows at once, so it is not written */
+			inst_status_event(r, p, p->old_arch,
+					  p->old_version, "unpacked");
+		}
 		for (j = 0; ok > 0 && j < p->ndeconf; j++) {
 			struct deconf *d = &p->deconf[j];
 
@@ -736,9 +742,12 @@ int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err)
 			 sizeof(why2), err);
 		if (ok < 0)
 			return -1;
-		return give_up_pkg(r, p, why, "ok",
-				   ok ? "installed" : "unpacked", err) < 0
-			       ? -1 : 0;
+		/* back to unpacked, then, if that postinst worked,
+		 * installed: dpkg's two steps */
+		if (give_up_pkg(r, p, why, "ok", "unpacked", err) < 0 ||
+		    (ok && old_state(r, p, "ok", "installed", err) < 0))
+			return -1;
+		return 0;
 	}
 	return give_up_pkg(r, p, why, NULL, NULL, err) < 0 ? -1 : 0;
 }

@@ -6,11 +6,12 @@
 # SCRIPT ARGS" to /log in the root and fails (exit 3) when the root holds
 # /fail-SCRIPT-VERSION.  Each case installs 1.0 (or nothing) with each
 # tool in twin roots, creates the failure markers, installs 2.0 and
-# compares the exit status, the script log in order, the tree, the whole
-# database (info/, updates/, triggers/ included) and dpkg's view of it.
-# Then a two-package run: the postinst of a package runs after that of
-# the package it depends on, and the roots are compared the same way.  The roots hold a static busybox as /bin/sh:
-# the scripts run chrooted, as dpkg runs them.
+# compares the exit status, the --status-fd lines, the script log in
+# order, the tree, the whole database (info/, updates/, triggers/
+# included) and dpkg's view of it.  Then a two-package run: the postinst
+# of a package runs after that of the package it depends on, and the
+# roots are compared the same way.  The roots hold a static busybox as
+# /bin/sh: the scripts run chrooted, as dpkg runs them.
 TEST_NAME=scripts
 . "${TESTLIB:?}"
 need_root
@@ -96,9 +97,11 @@ script_case() {
 		done
 		fixed_times "$r" bin/busybox bin/sh "$@"
 	done
-	unpkg_in "$a" -i "$TESTDIR/sp2.deb" >"$a.out" 2>&1 || urc=$?
-	dpkg_in "$b" --refuse-unsafe-io -i "$TESTDIR/sp2.deb" >"$b.out" 2>&1 ||
-		drc=$?
+	unpkg_in "$a" --status-fd 3 -i "$TESTDIR/sp2.deb" 3>"$a.sf" >"$a.out" 2>&1 ||
+		urc=$?
+	dpkg_in "$b" --status-fd 3 --refuse-unsafe-io -i "$TESTDIR/sp2.deb" \
+		3>"$b.sf" >"$b.out" 2>&1 || drc=$?
+	assert_same_file "$b.sf" "$a.sf" "status-fd lines (dpkg vs unpkg)"
 	show_file "$a.out" "unpkg output"
 	assert_status "$drc" "$urc" "unpkg -i sp 2.0 (dpkg exits $drc)"
 	assert_same_file "$b/log" "$a/log" "scripts run (dpkg vs unpkg)"
