@@ -37,7 +37,11 @@ enum unpkg_event_kind {
 	UNPKG_EV_CONFFILE,	/* a decision about conffile `message` (its
 				 * absolute path) of `package`: action is
 				 * "install" (the package's version is put in
-				 * place) or "keep" (the file on disk stays) */
+				 * place) or "keep" (the file on disk stays);
+				 * or "prompt" before either when both the
+				 * administrator and the package changed it
+				 * (dpkg's question, asked or answered by an
+				 * option) */
 };
 
 struct unpkg_event {

@@ -2195,6 +2195,17 @@ static enum conffile_action conffile_action(const char *have,
 	return CONF_KEEP_DIST;
 }
 
+/* Both the administrator and the package changed the conffile: dpkg's
+ * question, asked unless an option answers it. */
+static int conffile_both_changed(const char *have, const char *recorded,
+				 const char *shipped)
+{
+	return have != NULL && recorded[0] != '\0' &&
+	       strcmp(recorded, "newconffile") != 0 &&
+	       strcmp(have, shipped) != 0 && strcmp(have, recorded) != 0 &&
+	       strcmp(recorded, shipped) != 0;
+}
+
 /* Rename each conffile NAME.dpkg-new into place, or keep the local file,
  * as conffile_action() says; what is not installed goes aside with the
  * transaction.  A file both the administrator and the package changed
@@ -2252,6 +2263,10 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 		recorded_hash(p, name, recorded);
 		action = conffile_action(exists ? have : NULL, recorded,
 					 shipped, r->o->force);
+		if (conffile_both_changed(exists ? have : NULL, recorded,
+					  shipped))
+			unpkg_event_conffile(r->o->events, p->key, name,
+					     "prompt");
 		if (action == CONF_ASK) {
 			int yes = 0;
 

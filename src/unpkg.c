@@ -1082,6 +1082,13 @@ static char *log_name(const struct unpkg_event *ev)
 
 /* --- events ------------------------------------------------------------------- */
 
+/* Where conffile `path` is on this system: below the root, if any. */
+static char *real_path(const struct cli *cli, const char *path)
+{
+	return xasprintf("%s%s", strcmp(cli->instdir, "/") != 0
+					 ? cli->instdir : "", path);
+}
+
 static void note_failure(struct cli *cli, const char *name)
 {
 	cli->failed = xrealloc(cli->failed, cli->nfailed + 1,
@@ -1156,9 +1163,19 @@ static void on_event(void *ctx, const struct unpkg_event *ev)
 		free(name);
 		break;
 	case UNPKG_EV_CONFFILE:
-		if (ev->message != NULL && ev->action != NULL)
+		if (ev->message == NULL || ev->action == NULL)
+			break;
+		if (strcmp(ev->action, "prompt") != 0) {
 			log_line(cli, "conffile %s %s", ev->message,
 				 ev->action);
+			break;
+		}
+		/* dpkg's line before its question, even when an option
+		 * answers it */
+		name = real_path(cli, ev->message);
+		status_line(cli, "status: %s : conffile-prompt : '%s' "
+			    "'%s.dpkg-new' 1 1 ", ev->message, name, name);
+		free(name);
 		break;
 	}
 }
@@ -1197,16 +1214,14 @@ static int ask_conffile(void *ctx, const char *package, const char *path,
 {
 	struct cli *cli = ctx;
 	int in_root = strcmp(cli->instdir, "/") != 0;
-	char *real = xasprintf("%s%s", in_root ? cli->instdir : "", path);
+	char *real = real_path(cli, path);
 	char *real_new = xasprintf("%s.dpkg-new", real);
 	const char *base = strrchr(path, '/') + 1;
 	char *line = NULL, *dir;
 	size_t cap = 0;
 	int answer = -1;
 
-	(void)package;
-	status_line(cli, "status: %s : conffile-prompt : '%s' '%s' 1 1", path,
-		    real, real_new);
+	(void)package;	/* (the status line came with the "prompt" event) */
 	while (answer < 0) {
 		const char *c;
 
