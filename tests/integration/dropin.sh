@@ -405,6 +405,7 @@ assert_status "$drc" "$rc" "-G -i of an older version (dpkg exits $drc)"
 assert_grep 'will not downgrade' "$D/deleg2.out" "-G is dpkg's"
 compare_trees "$r" "$D/deleg-dpkg" "-G"
 compare_dbs "$r" "$D/deleg-dpkg" "-G"
+compare_queries "$r" "$D/deleg-dpkg" -G alpha
 dpkg-query --root="$r" -W -f '${Version}\n' alpha >"$D/deleg.v"
 echo 2.0 >"$D/deleg.want"
 assert_same_file "$D/deleg.want" "$D/deleg.v" "-G kept the newer version"
