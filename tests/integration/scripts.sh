@@ -143,16 +143,28 @@ build_deb "$TESTDIR/lib.deb" "$TESTDIR/lib"
 a=$TESTDIR/order/unpkg b=$TESTDIR/order/dpkg
 shell_root "$b"
 fixed_times "$b" bin/busybox bin/sh
-dpkg_in "$b" -i "$TESTDIR/app.deb" "$TESTDIR/lib.deb" >"$b.out" 2>&1 ||
-	hard_error "dpkg -i app lib failed"
+dpkg_in "$b" --status-fd 3 -i "$TESTDIR/app.deb" "$TESTDIR/lib.deb" \
+	3>"$b.sf" >"$b.out" 2>&1 || hard_error "dpkg -i app lib failed"
 printf '%s\n' 'lib 1.0 postinst configure ' 'app 1.0 postinst configure ' >"$b.want"
 grep postinst "$b/log" >"$b.post"
 assert_same_file "$b.want" "$b.post" "dpkg: postinst order (test outdated?)"
 for strategy in dpkg batch; do
 	shell_root "$a"
 	fixed_times "$a" bin/busybox bin/sh
-	unpkg_in "$a" --sync=$strategy -i "$TESTDIR/app.deb" "$TESTDIR/lib.deb" \
-		>"$a.out" 2>&1 || check_fail "unpkg --sync=$strategy -i app lib failed"
+	unpkg_in "$a" --sync=$strategy --status-fd 3 -i "$TESTDIR/app.deb" \
+		"$TESTDIR/lib.deb" 3>"$a.sf" >"$a.out" 2>&1 ||
+		check_fail "unpkg --sync=$strategy -i app lib failed"
 	assert_same_file "$b/log" "$a/log" "--sync=$strategy: scripts run (dpkg vs unpkg)"
+	# The status lines: each package's in dpkg's order; the two packages'
+	# lines interleave as the run's phases do (doc/design.md, "Status
+	# and log lines"), so the whole is compared sorted.
+	for p in app lib; do
+		grep -E "[ :]$p(:|\$)" "$a.sf" >"$a.sf.$p" || true
+		grep -E "[ :]$p(:|\$)" "$b.sf" >"$b.sf.$p" || true
+		assert_same_file "$b.sf.$p" "$a.sf.$p" "--sync=$strategy: $p's status lines"
+	done
+	sort "$a.sf" >"$a.sf.sorted"
+	sort "$b.sf" >"$b.sf.sorted"
+	assert_same_file "$b.sf.sorted" "$a.sf.sorted" "--sync=$strategy: the status lines"
 	compare_script_roots "$a" "$b" "--sync=$strategy -i app lib" app lib
 done
