@@ -82,11 +82,24 @@ grep -q local "$r/etc/cf.conf" || check_fail "noask: the local conffile was repl
 assert_grep '^setting = 2$' "$r/etc/cf.conf.dpkg-dist" "noask: the package's version"
 assert_grep 'cf.conf.dpkg-dist' "$r.out" "noask: the notice"
 
+# tty_wait OUT N PID: until the conffile question is on the screen (OUT)
+# for the Nth time, or the command (PID) has ended.
+tty_wait() {
+	local i
+	for i in $(seq 600); do
+		[ "$(grep -c 'default=N\] ?' "$1")" -lt "$2" ] || return 0
+		kill -0 "$3" 2>/dev/null || return 0
+		sleep 0.1
+	done
+}
+
 # tty_run OUT COMMAND ANSWER...: COMMAND on a terminal (script(1)), each
 # ANSWER typed once the next conffile question is on the screen (dpkg
-# discards what was typed before), then the end of input.
+# discards what was typed before), then the end of input, once the
+# question after the last answer is asked (if the command asks it).  The
+# exit status of COMMAND goes to TTY_RC.
 tty_run() {
-	local out=$1 cmd=$2 fifo=$TESTDIR/tty.fifo i n=0 answer pid
+	local out=$1 cmd=$2 fifo=$TESTDIR/tty.fifo n=0 answer pid
 	shift 2
 	rm -f "$fifo"
 	mkfifo "$fifo"
@@ -96,15 +109,14 @@ tty_run() {
 	exec 9>"$fifo"
 	for answer in "$@"; do
 		n=$((n + 1))
-		for i in $(seq 600); do
-			[ "$(grep -c 'default=N\] ?' "$out")" -lt "$n" ] || break
-			sleep 0.1
-		done
+		tty_wait "$out" "$n" "$pid"
 		# (in a subshell: if the command is gone, SIGPIPE ends only it)
 		(printf '%s\n' "$answer" >&9) 2>/dev/null || true
 	done
+	tty_wait "$out" $((n + 1)) "$pid"
 	exec 9>&-
-	wait "$pid" || true
+	TTY_RC=0
+	wait "$pid" || TTY_RC=$?
 }
 
 if command -v script >/dev/null; then
@@ -126,23 +138,26 @@ if command -v script >/dev/null; then
 		tty_run "$dir/unpkg.tty" \
 			"$UNPKG --root=$dir/unpkg --refuse-unsafe-io -i $TESTDIR/cf_2.0.deb" \
 			$answers
+		urc=$TTY_RC
 		# shellcheck disable=SC2086
 		tty_run "$dir/dpkg.tty" \
 			"dpkg --root=$dir/dpkg -i $TESTDIR/cf_2.0.deb" $answers
 		show_file "$dir/unpkg.tty" "unpkg on the terminal"
+		assert_status "$TTY_RC" "$urc" "$name: unpkg on a terminal (dpkg exits $TTY_RC)"
 		grep -q 'cf\.conf (Y/I/N/O/D/Z) \[default=N\] ?' "$dir/unpkg.tty" ||
 			check_fail "$name: dpkg's question was not asked"
 		compare_trees "$dir/unpkg" "$dir/dpkg" "$name"
-		# dpkg's failed run leaves its journal (updates/) unmerged:
-		# compare what dpkg and dpkg-query see
+		compare_dbs "$dir/unpkg" "$dir/dpkg" "$name"
 		compare_queries "$dir/unpkg" "$dir/dpkg" "$name" cf
 	done
 	grep -q '^+setting = 2' "$TESTDIR/case-tty-DY/unpkg.tty" ||
 		check_fail "tty-DY: the differences were not shown"
 	grep -q 'end of file on stdin at conffile prompt' "$TESTDIR/case-tty/unpkg.tty" ||
 		check_fail "tty: no error at the end of input"
+	grep -q 'end of file on stdin at conffile prompt' "$TESTDIR/case-tty/dpkg.tty" ||
+		check_fail "tty: dpkg saw no end of input (test outdated?)"
 else
-	note "script(1) is missing: the terminal question is not tested"
+	skip_part "the terminal question" "script(1) is missing"
 fi
 
 section "deleted by the administrator, changed by the package: stays deleted"

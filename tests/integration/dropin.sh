@@ -35,10 +35,9 @@ echo clash >"$dir/usr/share/alpha/a"
 build_deb "$TESTDIR/clash.deb" "$dir"
 echo "not a deb" >"$TESTDIR/junk.deb"
 D=$TESTDIR
-# lines only dpkg writes (set for upgrades: the old version's states
-# during its deconfiguration)
+# Lines dpkg writes that unpkg does not, set per section; each with its
+# reason where it is set.
 DPKG_ONLY='^$'
-UPGRADE_OLD='^status (unpacked|half-installed) (alpha:all 1\.0|gamma:all 1)$'
 
 # both SCEN ARGS...: run unpkg on root $D/u-SCEN and dpkg on $D/d-SCEN
 # (made by the caller), each with --status-fd 3 to SCEN.{u,d}.sf and --log
@@ -56,37 +55,38 @@ both() {
 	cut -d' ' -f3- "$D/$s.d.log" >"$D/$s.d.lines"
 }
 
-# same_lines WHAT UNPKG_FILE DPKG_FILE [UNPKG_ONLY]: unpkg wrote the lines
-# dpkg wrote, except that unpkg has no half-configured state (no maintainer
-# scripts yet) and, on an upgrade, does not first take the old version
-# through the states of its deconfiguration; each package's lines come in
-# an order dpkg's also has them in.  UNPKG_ONLY: an extended regular
-# expression of lines unpkg may write that dpkg does not.
+# drop_selection ROOT PKG: take PKG's "install ok not-installed" stanza out
+# of ROOT's status file.  dpkg keeps that selection for a package new to
+# the system that failed before it was unpacked; unpkg forgets the package
+# (doc/design.md, "A new package that fails").
+drop_selection() {
+	local status=$1/var/lib/dpkg/status
+	grep -q "^Package: $2\$" "$status" ||
+		check_fail "dpkg kept no selection for $2 (test outdated?)"
+	awk -v RS= -v ORS='\n\n' -v p="Package: $2" \
+		'!(index($0, p "\n") == 1 && /\nStatus: install ok not-installed\n/)' \
+		"$status" >"$status.tmp"
+	mv "$status.tmp" "$status"
+}
+
+# same_lines WHAT UNPKG_FILE DPKG_FILE: unpkg wrote the lines dpkg wrote,
+# as many times each (DPKG_ONLY lines of dpkg's left out, see where it is
+# set), and each package's lines in the same order as dpkg's.  Only the
+# interleaving of different packages' lines may differ: a run opens and
+# checks every archive before its one half-installed mark, and records
+# them together (doc/design.md: the pipeline; "Progress output").  Lines
+# that name no package by itself (a conffile's, an archive's error) are
+# counted, not ordered.
 same_lines() {
-	local what=$1 u=$2 d=$3 only=${4:-^$} p
-	sort -u "$u" >"$u.set"
-	sort -u "$d" >"$d.set"
-	comm -23 "$u.set" "$d.set" | grep -Ev "$only" >"$u.extra" || true
-	comm -13 "$u.set" "$d.set" | grep -v 'half-configured' |
-		grep -Ev "$DPKG_ONLY" >"$u.missing" || true
-	if [ -s "$u.extra" ] || [ -s "$u.missing" ]; then
-		check_fail "$what: the lines differ from dpkg's"
-		show_file "$u.extra" "only unpkg wrote"
-		show_file "$u.missing" "only dpkg wrote"
-	fi
-	for p in $(grep -oE '(alpha|beta|gamma|clash|delta|eps|zeta)(:[a-z0-9]+)?' "$u" | sort -u); do
-		grep -E "[ :]$p( |:|$)" "$u" >"$u.$p" || true
-		grep -E "[ :]$p( |:|$)" "$d" | grep -v half-configured |
-			grep -Ev "$DPKG_ONLY" >"$d.$p" || true
-		grep -Ev "${only}" "$u.$p" >"$u.$p.cmp" || true
-		mv "$u.$p.cmp" "$u.$p"
-		# unpkg's sequence must be a subsequence of dpkg's
-		awk 'BEGIN { n = 0; i = 0 }
-		     NR == FNR { want[n++] = $0; next }
-		     i < n && $0 == want[i] { i++ }
-		     END { exit i == n ? 0 : 1 }' "$u.$p" "$d.$p" ||
-			{ check_fail "$what: the order of $p's lines differs from dpkg's"
-			  show_file "$u.$p" unpkg; show_file "$d.$p" dpkg; }
+	local what=$1 u=$2 d=$3 p
+	grep -Ev "$DPKG_ONLY" "$d" >"$d.cmp" || true
+	sort "$u" >"$u.sorted"
+	sort "$d.cmp" >"$d.sorted"
+	assert_same_file "$d.sorted" "$u.sorted" "$what: the lines (sorted)"
+	for p in $(grep -ohE '(alpha|beta|gamma|clash|delta|eps|zeta)(:[a-z0-9]+)?' "$u" "$d" | sort -u); do
+		grep -E "[ :]$p( |:|\$)" "$u" >"$u.$p" || true
+		grep -E "[ :]$p( |:|\$)" "$d.cmp" >"$d.$p" || true
+		assert_same_file "$d.$p" "$u.$p" "$what: $p's lines in order"
 	done
 }
 
@@ -100,6 +100,9 @@ same_lines "log, --unpack" "$D/new.u.lines" "$D/new.d.lines"
 assert_grep '^processing: install: alpha$' "$D/new.u.sf" "processing line"
 assert_grep "^status half-installed beta:$ARCH 3.0-1$" "$D/new.u.lines" "log status line"
 assert_grep '^startup archives unpack$' "$D/new.u.lines" "log startup line"
+compare_trees "$D/u-new" "$D/d-new" "--unpack"
+compare_dbs "$D/u-new" "$D/d-new" "--unpack"
+compare_queries "$D/u-new" "$D/d-new" --unpack alpha beta
 
 section "--status-fd and --log: upgrade, configure, a kept conffile"
 # (in one run, as dpkg's order across packages is not unpkg's)
@@ -107,21 +110,42 @@ for r in u-up d-up; do
 	mkroot "$D/$r"
 	dpkg --root="$D/$r" -i "$D/alpha1.deb" "$D/gamma.deb" >/dev/null
 	echo "changed by the admin" >"$D/$r/etc/gamma.conf"
+	touch -d @1100000000 "$D/$r/etc/gamma.conf"	# the same in both trees
 done
-# unpkg marks the new version half-installed, dpkg the old one
-NEW_HALF='^status half-installed (alpha:all 2\.0|gamma:all 2)$'
-DPKG_ONLY=$UPGRADE_OLD
+# upgrade_norm FILE: FILE.n, FILE without what differs by design: the
+# half-installed mark names the new version, dpkg's the old one
+# (doc/design.md, "Maintainer scripts"), so the version is left out of
+# that log line; the conffile-prompt line names the file in the root of
+# each tool, which is left out.
+upgrade_norm() {
+	sed -E -e 's/^(status half-installed [^ ]+) .*/\1 (version)/' \
+		-e "s|'$D/[ud]-up/|'ROOT/|g" "$1" >"$1.n"
+}
 both up --force-confold -i "$D/alpha2.deb"
 assert_status 0 "$URC" "unpkg -i upgrade"
-same_lines "status-fd, -i upgrade" "$D/up.u.sf" "$D/up.d.sf"
-same_lines "log, -i upgrade" "$D/up.u.lines" "$D/up.d.lines" "$NEW_HALF"
+assert_status 0 "$DRC" "dpkg -i upgrade"
+for f in sf lines; do
+	upgrade_norm "$D/up.u.$f"
+	upgrade_norm "$D/up.d.$f"
+done
+same_lines "status-fd, -i upgrade" "$D/up.u.sf.n" "$D/up.d.sf.n"
+same_lines "log, -i upgrade" "$D/up.u.lines.n" "$D/up.d.lines.n"
 assert_grep '^processing: upgrade: alpha$' "$D/up.u.sf" "upgrade line"
 assert_grep '^upgrade alpha:all 1.0 2.0$' "$D/up.u.lines" "upgrade log line"
 assert_grep '^configure alpha:all 2.0 2.0$' "$D/up.u.lines" "configure log line"
 both up --force-confold -i "$D/gamma2.deb"
 assert_status 0 "$URC" "unpkg -i, conffile kept"
-same_lines "log, conffile kept" "$D/up.u.lines" "$D/up.d.lines" "$NEW_HALF"
+assert_status 0 "$DRC" "dpkg -i, conffile kept"
+for f in sf lines; do
+	upgrade_norm "$D/up.u.$f"
+	upgrade_norm "$D/up.d.$f"
+done
+same_lines "status-fd, conffile kept" "$D/up.u.sf.n" "$D/up.d.sf.n"
+same_lines "log, conffile kept" "$D/up.u.lines.n" "$D/up.d.lines.n"
 assert_grep '^conffile /etc/gamma.conf keep$' "$D/up.u.lines" "conffile log line"
+compare_trees "$D/u-up" "$D/d-up" "upgrades"
+compare_dbs "$D/u-up" "$D/d-up" "upgrades"
+compare_queries "$D/u-up" "$D/d-up" -i alpha gamma
 
 section "--status-fd: errors"
 DPKG_ONLY='^$'
@@ -142,6 +166,10 @@ assert_grep "^status: $D/clash.deb : error : trying to overwrite '/usr/share/alp
 assert_grep '^status: clash: not-installed$' "$D/err.u.sf" "restored state line"
 dpkg --root="$D/u-err" --audit >"$D/err.audit" 2>&1
 assert_empty "$D/err.audit" "dpkg --audit after the failed run"
+drop_selection "$D/d-err" clash
+compare_trees "$D/u-err" "$D/d-err" "errors"
+compare_dbs "$D/u-err" "$D/d-err" "errors"
+compare_queries "$D/u-err" "$D/d-err" -i alpha clash
 
 section "--status-fd with more than one descriptor; --status-logger"
 r=$D/fds
@@ -238,9 +266,9 @@ grep '^Unpacking' "$D/rec.u.out" >"$D/rec.u.order"
 grep '^Unpacking' "$D/rec.d.out" >"$D/rec.d.order"
 assert_same_file "$D/rec.d.order" "$D/rec.u.order" "the archives -R finds, in dpkg's order"
 [ "$(wc -l <"$D/rec.u.order")" -eq 6 ] || check_fail "-R: not 6 archives found"
-tree_manifest "$D/u-rec" >"$D/rec.u.tree"
-tree_manifest "$D/d-rec" >"$D/rec.d.tree"
-assert_same_file "$D/rec.d.tree" "$D/rec.u.tree" "the tree -R installs"
+compare_trees "$D/u-rec" "$D/d-rec" "-R"
+compare_dbs "$D/u-rec" "$D/d-rec" "-R"
+compare_queries "$D/u-rec" "$D/d-rec" --unpack alpha beta gamma delta eps zeta
 mkdir -p "$D/empty"
 for bad in "$D/empty" "$D/alpha1.deb" "$D/nope" ""; do
 	rc=0 drc=0
@@ -367,17 +395,24 @@ rc=0
 "$UNPKG" --root="$r" -E -i "$D/alpha1.deb" >"$D/deleg.out" 2>&1 || rc=$?
 assert_status 0 "$rc" "-E"
 assert_grep 'already installed, skipping' "$D/deleg.out" "-E is dpkg's"
-rc=0
-"$UNPKG" --root="$r" -i "$D/alpha2.deb" >/dev/null && "$UNPKG" --root="$r" -G -i "$D/alpha1.deb" \
-	>"$D/deleg2.out" 2>&1 || rc=$?
+"$UNPKG" --root="$r" -i "$D/alpha2.deb" >/dev/null
+rm -rf "$D/deleg-dpkg"
+cp -a "$r" "$D/deleg-dpkg"
+rc=0 drc=0
+"$UNPKG" --root="$r" -G -i "$D/alpha1.deb" >"$D/deleg2.out" 2>&1 || rc=$?
+dpkg --root="$D/deleg-dpkg" -G -i "$D/alpha1.deb" >"$D/deleg2.d.out" 2>&1 || drc=$?
+assert_status "$drc" "$rc" "-G -i of an older version (dpkg exits $drc)"
 assert_grep 'will not downgrade' "$D/deleg2.out" "-G is dpkg's"
+compare_trees "$r" "$D/deleg-dpkg" "-G"
+compare_dbs "$r" "$D/deleg-dpkg" "-G"
+compare_queries "$r" "$D/deleg-dpkg" -G alpha
 dpkg-query --root="$r" -W -f '${Version}\n' alpha >"$D/deleg.v"
 echo 2.0 >"$D/deleg.want"
 assert_same_file "$D/deleg.want" "$D/deleg.v" "-G kept the newer version"
 
 section "apt-get with Dir::Bin::dpkg pointing at unpkg"
 if ! command -v apt-get >/dev/null || ! command -v dpkg-scanpackages >/dev/null; then
-	note "apt-get or dpkg-scanpackages (dpkg-dev) missing: not run"
+	skip_part "apt-get" "apt-get or dpkg-scanpackages (dpkg-dev) is missing"
 else
 	r=$D/apt
 	repo=$D/repo

@@ -196,14 +196,17 @@ mkoccupied "$b"
 { tree_manifest "$a"; db_manifest "$a"; } >"$a.before"
 run_logged "$a.unpkg" unpkg_in "$a" -i "$edeb"
 urc=$RUN_RC
-dpkg_in "$b" -i "$edeb" >"$b.dpkg.out" 2>&1 || true
+drc=0
+dpkg_in "$b" -i "$edeb" >"$b.dpkg.out" 2>&1 || drc=$?
 note "dpkg (reference): the occupant is $([ -e "$b/usr/share/unowned/file-over-dir/occupant" ] && echo kept || echo GONE)"
 note "unpkg: exit $urc"
 show_file "$a.unpkg.err" "unpkg stderr"
 case $urc in
 0)
+	assert_status "$drc" "$urc" "occupied directory: unpkg succeeded (dpkg exits $drc)"
 	compare_trees "$a" "$b" "occupied directory"
 	compare_dbs "$a" "$b" "occupied directory"
+	compare_queries "$a" "$b" -i unowned-emptydir
 	;;
 1)
 	{ tree_manifest "$a"; db_manifest "$a"; } >"$a.after"
@@ -452,8 +455,9 @@ rdeb=$TESTDIR/rootopt_1.0_all.deb
 build_deb "$rdeb" "$stage"
 
 # compare_custom WHAT UNPKG_ARGS... -- DPKG_ARGS...: run both with their own
-# arguments (which name the roots A and B, set by the caller), then compare
-# trees of A and B and their databases at the default place.
+# arguments (which name the roots A and B, set by the caller) and compare
+# their exit statuses; the caller compares the trees and databases.  It
+# runs in the test's shell (not a subshell), so its failures count.
 compare_custom() {
 	local what=$1
 	shift
@@ -487,7 +491,9 @@ dir=$(mktemp -d "$TESTDIR/cmp.XXXXXX")
 A=$dir/unpkg B=$dir/dpkg
 mkroot "$A"
 mkroot "$B"
-(cd "$dir" && compare_custom "relative --root" --root=unpkg -i "$rdeb" -- --root=dpkg -i "$rdeb")
+cd "$dir"
+compare_custom "relative --root" --root=unpkg -i "$rdeb" -- --root=dpkg -i "$rdeb"
+cd "$TESTDIR"
 compare_trees "$A" "$B" "relative --root"
 compare_dbs "$A" "$B" "relative --root"
 compare_queries "$A" "$B" -i rootopt
@@ -506,10 +512,12 @@ compare_custom "--instdir/--admindir" \
 compare_trees "$A" "$B" "--instdir"
 compare_admindirs "$dir/unpkg-admin" "$dir/dpkg-admin" "--admindir"
 [ ! -e "$A/var/lib/dpkg" ] || check_fail "--admindir: unpkg created a database under the instdir"
-for q in "-s rootopt" "-L rootopt" "-V rootopt" --audit; do
+for q in "dpkg -s rootopt" "dpkg -L rootopt" "dpkg -V rootopt" "dpkg --audit" \
+	"dpkg-query -W -f=\${Package}_\${Version}_\${Status}\n"; do
 	for side in unpkg dpkg; do
-		# $q is an option and a package name: split on purpose.
-		dpkg --admindir="$dir/$side-admin" $q >"$dir/$side.q" 2>&1 || echo "(exit $?)" >>"$dir/$side.q"
+		# $q is a command, an option and a package name: split on purpose.
+		${q%% *} --admindir="$dir/$side-admin" ${q#* } >"$dir/$side.q" 2>&1 ||
+			echo "(exit $?)" >>"$dir/$side.q"
 	done
-	assert_same_file "$dir/dpkg.q" "$dir/unpkg.q" "--admindir: dpkg $q"
+	assert_same_file "$dir/dpkg.q" "$dir/unpkg.q" "--admindir: $q"
 done
