@@ -1073,10 +1073,10 @@ fi
 # and for the sync_file_range ENOSYS fallback.
 for scen in upgrade fresh; do
 	for strat in "${STRATEGIES[@]}"; do
-		if [ "$FULL" != 0 ]; then
-			kill_case "$scen" "$strat" all
-		elif [ "$strat" = auto ] && [ "$scen" = fresh ]; then
+		if [ "$strat" = auto ] && [ "$scen" = fresh ]; then
 			kill_case "$scen" "$strat" every
+		elif [ "$FULL" != 0 ]; then
+			kill_case "$scen" "$strat" all
 		elif [ "$strat" = auto ]; then
 			kill_case "$scen" "$strat" /2
 		elif [ "$strat" = dpkg ] && [ "$scen" = upgrade ]; then
