@@ -60,12 +60,13 @@ static const char *tp(const char *name)
 	return p;
 }
 
-static bool have_dpkg_deb(void)
+/* Whether dpkg-deb can be run; if not, the part `what` of a test says it
+ * is skipped. */
+static bool have_dpkg_deb(const char *what)
 {
 	if (system("command -v dpkg-deb >/dev/null 2>&1") == 0)
 		return true;
-	/* Not silent: the run says what was not checked. */
-	fprintf(stderr, "note: dpkg-deb not found, cross-check not run\n");
+	tu_skip_part(what, "dpkg-deb not found");
 	return false;
 }
 
@@ -446,7 +447,7 @@ START_TEST(test_dpkg_deb_accepts_built)
 	size_t i;
 	char *s;
 
-	if (!have_dpkg_deb())
+	if (!have_dpkg_deb("dpkg-deb reads the packages tu_build_deb() makes"))
 		return;
 	memcpy(ents, all_types, sizeof(ents));
 	for (i = 0; i < 4; i++) {
@@ -682,7 +683,7 @@ START_TEST(test_sparse_files)
 	check_sparse(p, 3 << 20, map1, 2);
 	build_sparse_deb(p, 3 << 20, map2, 2, "sparse");
 	check_sparse(p, 3 << 20, map2, 2);
-	if (have_dpkg_deb())
+	if (have_dpkg_deb("dpkg-deb reads the sparse package"))
 		ck_assert_int_eq(run("dpkg-deb --fsys-tarfile '%s' | tar -tf - >/dev/null",
 				     p), 0);
 }
@@ -1187,7 +1188,7 @@ START_TEST(test_sysv_ar_names)
 		unpkg_deb_free(deb);
 	}
 	accepted(p);
-	if (have_dpkg_deb())
+	if (have_dpkg_deb("dpkg-deb lists the package"))
 		ck_assert_int_eq(run("dpkg-deb --contents '%s' >/dev/null", p), 0);
 	free_parts(&pt);
 }
@@ -1814,7 +1815,7 @@ START_TEST(test_real_dpkg_deb_build)
 	char root[PATH_MAX], out[PATH_MAX], blob[PATH_MAX];
 	size_t i;
 
-	if (!have_dpkg_deb())
+	if (!have_dpkg_deb("packages built by dpkg-deb --build"))
 		return;
 	snprintf(root, sizeof(root), "%s", tp("pkgroot"));
 	snprintf(out, sizeof(out), "%s", tp("real.deb"));
@@ -1950,8 +1951,8 @@ START_TEST(test_open_many_bounded)
 	size_t c, i;
 
 	if (!measurable)
-		fprintf(stderr, "note: mallinfo2() does not see this "
-			"allocator; heap bound not checked\n");
+		tu_skip_part("heap bound of many open packages",
+			     "mallinfo2() does not see this allocator");
 	for (c = 0; c < sizeof(cz) / sizeof(cz[0]); c++) {
 		struct unpkg_deb *debs[N];
 		const char *p = tp("many.deb");
@@ -2085,6 +2086,16 @@ END_TEST
  * (a sanitizer's runtime may have one of its own). */
 static int threads_at_start;
 
+/* The ids of those threads (the first ones, if there are more). */
+#define MAX_BASE_THREADS 64
+static pid_t base_tids[MAX_BASE_THREADS];
+static int n_base_tids;
+
+/* How long a test waits for a condition that must come true (a thread
+ * gone, a thread asleep) before it calls it a failure: only a condition
+ * that never holds takes that long, however loaded the machine is. */
+#define WAIT_LIMIT_SECONDS 60
+
 static int count_all_threads(void)
 {
 	return count_entries("/proc/self/task");
@@ -2093,6 +2104,15 @@ static int count_all_threads(void)
 /* Call first, while no reader is open. */
 static void threads_baseline(void)
 {
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+
+	ck_assert_ptr_nonnull(d);
+	n_base_tids = 0;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.' && n_base_tids < MAX_BASE_THREADS)
+			base_tids[n_base_tids++] = (pid_t)atoi(de->d_name);
+	closedir(d);
 	threads_at_start = count_all_threads();
 }
 
@@ -2102,18 +2122,142 @@ static int count_threads(void)
 	return count_all_threads() - threads_at_start + 1;
 }
 
+static void pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
 /* The number of threads once those that were joined are gone (a joined
  * thread may linger in /proc for a moment). */
 static int settled_threads(int want)
 {
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int i, n = count_threads();
+	struct timespec t0, now;
+	int n = count_threads();
 
-	for (i = 0; i < 200 && n != want; i++) {
-		nanosleep(&ts, NULL);
+	ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &t0), 0);
+	while (n != want) {
+		ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &now), 0);
+		if (now.tv_sec - t0.tv_sec > WAIT_LIMIT_SECONDS)
+			break;
+		pause_ms(10);
 		n = count_threads();
 	}
 	return n;
+}
+
+/* Whether thread `tid` sleeps in a futex wait (a condition variable: the
+ * decoder waits for room in its queue); its voluntary context switches
+ * so far in *switches.  A thread that is merely not scheduled, however
+ * long, is runnable ("R"), never asleep. */
+static bool thread_asleep(pid_t tid, long long *switches)
+{
+	char path[64], *text, *p;
+	bool asleep;
+	long nr;
+
+	*switches = -1;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	text = tu_read_file(path, NULL);
+	if (text == NULL)
+		return true;		/* gone: it will not read any more */
+	p = strrchr(text, ')');
+	ck_assert_ptr_nonnull(p);
+	/* exited (not yet reaped: "Z", "X") is as good as gone */
+	if (p[2] == 'Z' || p[2] == 'X') {
+		free(text);
+		return true;
+	}
+	asleep = p[2] == 'S';
+	free(text);
+	if (!asleep)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	text = tu_read_file(path, NULL);
+	if (text != NULL) {
+		/* "running", or the number of the call it is blocked in */
+		nr = strtol(text, &p, 10);
+		asleep = p != text && (nr == SYS_futex
+#ifdef SYS_futex_time64
+				       || nr == SYS_futex_time64
+#endif
+				      );
+		free(text);
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	text = tu_read_file(path, NULL);
+	if (text != NULL && (p = strstr(text, "\nvoluntary_ctxt_switches:")))
+		*switches = strtoll(p + 26, NULL, 10);
+	free(text);
+	return asleep;
+}
+
+/* The threads started since threads_baseline() (at most 8); their
+ * number. */
+static int new_threads(pid_t *tids)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0, i;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)) != NULL) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+
+		if (de->d_name[0] == '.')
+			continue;
+		for (i = 0; i < n_base_tids && base_tids[i] != tid; i++)
+			;
+		if (i == n_base_tids && n < 8)
+			tids[n++] = tid;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Whether every thread started since threads_baseline() sleeps in a futex
+ * wait, or is gone; their context switches in sw[8], their ids in tids. */
+static bool all_asleep(pid_t *tids, int *n, long long *sw)
+{
+	int i;
+
+	*n = new_threads(tids);
+	for (i = 0; i < *n; i++)
+		if (!thread_asleep(tids[i], &sw[i]))
+			return false;
+	return true;
+}
+
+/* Wait until the threads started since threads_baseline() have stopped:
+ * each asleep in a futex wait (or gone) at two looks with nothing in
+ * between (no wake-up: its voluntary context switches unchanged), and
+ * `still`, if not NULL, called between the two looks.  A loaded machine
+ * only makes this take longer; it fails the test after
+ * WAIT_LIMIT_SECONDS. */
+static void wait_stopped(void (*still)(void *), void *arg)
+{
+	struct timespec t0, now;
+	pid_t t1[8], t2[8];
+	long long s1[8], s2[8];
+	int n1, n2;
+
+	ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &t0), 0);
+	for (;;) {
+		if (all_asleep(t1, &n1, s1)) {
+			if (still != NULL)
+				still(arg);
+			if (all_asleep(t2, &n2, s2) && n1 == n2 &&
+			    memcmp(t1, t2, sizeof(t1[0]) * (size_t)n1) == 0 &&
+			    memcmp(s1, s2, sizeof(s1[0]) * (size_t)n1) == 0)
+				return;
+		}
+		ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &now), 0);
+		ck_assert_msg(now.tv_sec - t0.tv_sec <= WAIT_LIMIT_SECONDS,
+			      "a decoder thread did not stop in %d s",
+			      WAIT_LIMIT_SECONDS);
+		pause_ms(1);
+	}
 }
 
 /* Incompressible bytes, the same for the same seed. */
@@ -2250,11 +2394,8 @@ START_TEST(test_thread_early_stop)
 			for (i = 1; i < k; i++)
 				ck_assert_int_eq(unpkg_deb_read(deb, &buf, &len,
 								&err), 1);
-			if (k == 7) {
-				struct timespec ts = { 0, 50 * 1000 * 1000 };
-
-				nanosleep(&ts, NULL);
-			}
+			if (k == 7)
+				wait_stopped(NULL, NULL);
 			unpkg_deb_free(deb);
 			ck_assert_msg(settled_threads(1) == 1,
 				      "data.tar.%s: thread left after stop %d",
@@ -2508,8 +2649,11 @@ START_TEST(test_thread_read_error)
 			_exit(1);
 		}
 		if (deny_read_everywhere() < 0) {
-			fprintf(stderr, "note: seccomp with TSYNC: %s; "
-				"read error not tested\n", strerror(errno));
+			char why[200];
+
+			snprintf(why, sizeof(why), "seccomp with TSYNC: %s",
+				 strerror(errno));
+			tu_skip_part("a read error in the decoder thread", why);
 			_exit(77);
 		}
 		while ((r = unpkg_deb_read(deb, &buf, &len, &err)) == 1)
@@ -2560,8 +2704,12 @@ START_TEST(test_thread_unavailable)
 	if (pid == 0) {
 		if (tu_deny_syscall(SYS_clone, EAGAIN) < 0 ||
 		    tu_deny_syscall(SYS_clone3, ENOSYS) < 0) {
-			fprintf(stderr, "note: seccomp: %s; reading without "
-				"a thread not tested\n", strerror(errno));
+			char why[200];
+
+			snprintf(why, sizeof(why), "seccomp: %s",
+				 strerror(errno));
+			tu_skip_part("reading where no thread can be started",
+				     why);
 			_exit(77);
 		}
 		if (read_all(p, false, &e1) != 1) {
@@ -2769,7 +2917,7 @@ START_TEST(test_gzip_trailer)
 	const char *p = tp("trailer.deb");
 	char *ctl, *data;
 	size_t ctllen, datalen;
-	bool dpkg = have_dpkg_deb();
+	bool dpkg = have_dpkg_deb("dpkg-deb on damaged gzip trailers");
 	int big, where;
 
 	threads_baseline();
@@ -2896,7 +3044,7 @@ START_TEST(test_gzip_members)
 		{ .type = 'f', .path = "./big", .size = 4u << 20 },
 	};
 	const char *p = tp("members.deb");
-	bool dpkg = have_dpkg_deb();
+	bool dpkg = have_dpkg_deb("dpkg-deb on the same members");
 	char *ctl, *tar;
 	size_t ctllen, tarlen;
 	int big;
@@ -3150,21 +3298,26 @@ static long long fd_pos(const char *path)
 	return off;
 }
 
-/* fd_pos() once the reading has stopped. */
+struct pos_look {
+	const char *path;
+	long long pos;
+};
+
+static void note_pos(void *arg)
+{
+	struct pos_look *a = arg;
+
+	a->pos = fd_pos(a->path);
+}
+
+/* fd_pos() once the reading has stopped: the thread that reads asleep in
+ * its wait for room in the queue, before and after the look. */
 static long long settled_pos(const char *path)
 {
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	long long before, now = fd_pos(path);
-	int i;
+	struct pos_look a = { path, -1 };
 
-	for (i = 0; i < 100; i++) {
-		before = now;
-		nanosleep(&ts, NULL);
-		now = fd_pos(path);
-		if (now == before && i >= 2)
-			break;
-	}
-	return now;
+	wait_stopped(note_pos, &a);
+	return a.pos;
 }
 
 /* The thread of a package started early decodes as many bytes as it was
@@ -3184,8 +3337,13 @@ START_TEST(test_prefetch_reads_ahead)
 	struct unpkg_deb *deb;
 	long long pos;
 
-	if (!unpkg_decomp_two_cpus())
-		return;		/* nothing is started on one CPU */
+	if (!unpkg_decomp_two_cpus()) {
+		/* nothing is started on one CPU */
+		tu_skip_part("how far a package started early reads ahead",
+			     "this process may use only one CPU");
+		return;
+	}
+	threads_baseline();
 	rnd = random_bytes(size, 8);
 	((struct tu_entry *)ents)[1].data = rnd;
 	tu_build_deb(p, &d);
@@ -3311,13 +3469,12 @@ START_TEST(test_prefetch_freed_unread)
 	threads_baseline();
 	for (n = 2; n <= 3; n++) {
 		struct unpkg_deb *deb;
-		struct timespec ts = { 0, 50 * 1000 * 1000 };
 
 		d.n_entries = n;
 		tu_build_deb(tp("f.deb"), &d);
 		deb = open_ok(tp("f.deb"));
 		unpkg_deb_prefetch(deb, 1u << 20);
-		nanosleep(&ts, NULL);
+		wait_stopped(NULL, NULL);
 		unpkg_deb_free(deb);
 		ck_assert_int_eq(settled_threads(1), 1);
 		ck_assert_int_eq(count_fds(), fds);
@@ -3363,8 +3520,11 @@ START_TEST(test_prefetch_leaves_blocks)
 	struct unpkg_deb_entry e;
 	int fds;
 
-	if (!unpkg_decomp_two_cpus())
+	if (!unpkg_decomp_two_cpus()) {
+		tu_skip_part("an xz stream of several blocks started early",
+			     "this process may use only one CPU");
 		return;
+	}
 	threads_baseline();
 	tu_build_tar(cent, 2, "gz", &ctl, &ctllen);
 	tu_build_tar(d.entries, d.n_entries, "none", &tar, &tarlen);

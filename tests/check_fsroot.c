@@ -894,6 +894,8 @@ START_TEST(test_seccomp_fallback)
 	ck_assert_int_eq(child_with_filter(errnums[_i]), 0);
 #else
 	(void)errnums;
+	tu_skip_part("the fallback where openat2 is denied",
+		     "no SYS_openat2 in this system's headers");
 #endif
 	fx_done();
 }
@@ -973,6 +975,8 @@ START_TEST(test_same_lookups)
 
 	fx_init(0);
 	if (!unpkg_root_has_openat2(fx.root)) {
+		tu_skip_part("the same lookups through both resolvers",
+			     "no openat2(RESOLVE_IN_ROOT) here");
 		fx_done();
 		return;
 	}
@@ -1032,6 +1036,8 @@ START_TEST(test_same_creates)
 
 	fx_init(0);
 	if (!unpkg_root_has_openat2(fx.root)) {
+		tu_skip_part("the same creations through both resolvers",
+			     "no openat2(RESOLVE_IN_ROOT) here");
 		fx_done();
 		return;
 	}

@@ -425,8 +425,8 @@ START_TEST(test_format_against_dpkg)
 	size_t i;
 
 	if (access(DPKG, X_OK) != 0) {
-		fprintf(stderr, "check_relation: %s not found, skipping\n",
-			DPKG);
+		tu_skip_part("relations formatted as dpkg formats them",
+			     DPKG " not found");
 		return;
 	}
 	for (i = 0; i < N_ELEMS(canon); i++) {
@@ -457,8 +457,7 @@ START_TEST(test_rejections_against_dpkg)
 	size_t i;
 
 	if (access(DPKG, X_OK) != 0) {
-		fprintf(stderr, "check_relation: %s not found, skipping\n",
-			DPKG);
+		tu_skip_part("relations dpkg rejects", DPKG " not found");
 		return;
 	}
 	for (i = 0; i < N_ELEMS(bad); i++) {

@@ -23,9 +23,12 @@
 #    (a successful write to a file, open with O_CREAT/O_TRUNC, mkdir,
 #    rename, link, symlink, unlink, chmod, chown, utimensat, fallocate,
 #    ...): killing before each of them reaches every state a kill can
-#    leave.  Default selection (about a minute): every second of those
-#    calls for the upgrade with the default strategy, every fourth for
-#    the fresh install, about 12 per case for the other strategies.
+#    leave.  Default selection (about two minutes): with the default
+#    strategy (auto), every call of the run, changing or not, for the
+#    fresh install and every second call that changes the file system
+#    for the upgrade; with dpkg's, every second of those calls for the
+#    upgrade and every fourth for the fresh install; about 12 per case
+#    for the other strategies.
 #    After each kill:
 #      - dpkg-query -W and dpkg --audit accept the database (I3);
 #      - every path of alpha and beta is byte-exact its old or its new
@@ -43,7 +46,8 @@
 #    each to be reported.
 # 2. Failing system calls (strace error injection): ENOSPC at each write
 #    to a file, EIO at each fdatasync / fsync / syncfs (see fault_at for
-#    what must hold afterwards).
+#    what must hold afterwards); every one with auto and dpkg, about 12
+#    syncs with the other strategies.
 # 3. Environments: a read-only root, a read-only instdir with a writable
 #    database, a root on tmpfs and a root on overlayfs (each compared with
 #    dpkg on an identical root), and sync_file_range failing with ENOSYS
@@ -59,7 +63,8 @@
 #                             is a kill point (about 45 minutes)
 #   UNPKG_FAULTS_ONLY=S/T[:N[,N...]]
 #                             kill only in scenario S (fresh, upgrade,
-#                             fallback) with strategy T, at every call that
+#                             fallback) with strategy T (auto, dpkg, ...),
+#                             at every call that
 #                             changes the file system or at the calls
 #                             numbered N (to reproduce one finding)
 #   UNPKG_FAULTS_ONLY=upgrade/T/enospc, upgrade/T/eio, selftest
@@ -218,12 +223,14 @@ PKGS=(alpha beta)
 
 # The strategies this unpkg accepts, among those the design names.
 STRATEGIES=()
-for s in dpkg batch syncfs uring none; do
+for s in auto dpkg batch syncfs uring none; do
 	rm -rf "$W/probe"
 	mkdir "$W/probe"
 	if "$UNPKG" --root="$W/probe" --sync="$s" --unpack "$KEEPER" \
-		>/dev/null 2>&1; then
+		>/dev/null 2>"$W/probe.err"; then
 		STRATEGIES+=("$s")
+	else
+		skip_part "--sync=$s" "unpkg refuses it here: $(head -n 1 "$W/probe.err")"
 	fi
 done
 rm -rf "$W/probe"
@@ -564,7 +571,8 @@ selftest() {
 # kill_case SCENARIO STRATEGY SELECTION [N,N...]: prepare the case, then
 # kill at the calls that change the file system: all of them (SELECTION
 # "all"), every second one ("/2"), about 25 evenly spread ("~25"); at
-# every call in full mode; at the calls numbered N if given.
+# every call of the run, changing or not ("every", and every case in full
+# mode); at the calls numbered N if given.
 kill_case() {
 	local scen=$1 strat=$2 sel=$3 pick=${4:-} n name k ch text i=0 total changing stride=1
 	section "SIGKILL: $scen, --sync=$strat"
@@ -584,7 +592,7 @@ kill_case() {
 	while read -r n name k ch text <&3; do
 		if [ -n "$pick" ]; then
 			case ",$pick," in *",$n,"*) ;; *) continue ;; esac
-		elif [ "$FULL" != 1 ]; then
+		elif [ "$FULL" != 1 ] && [ "$sel" != every ]; then
 			# (UNPKG_FAULTS_FULL=changes: every call that changes the
 			# file system, in every case)
 			[ "$ch" = 1 ] || continue
@@ -603,7 +611,7 @@ kill_case() {
 	[ "$stride" -ne 2 ] || what="every second call that changes the file system"
 	[ "$stride" -ne 3 ] || what="every third call that changes the file system"
 	[ "$stride" -ne 4 ] || what="every fourth call that changes the file system"
-	[ "$FULL" != 1 ] || what="every call"
+	[ "$FULL" != 1 ] && [ "$sel" != every ] || what="every call"
 	[ -z "$pick" ] || what="calls $pick"
 	note "$CASE: $CASE_POINTS kill points ($what, of $total calls), $CASE_VIOLATIONS violations ($CASE_KNOWN of known bugs only), $((SECONDS - t0)) s"
 	[ "$CASE_DRIFT" -eq 0 ] || note "$CASE: $CASE_DRIFT kill points hit another call than in the crash-free run"
@@ -869,11 +877,10 @@ env_result() {
 }
 
 # env_mount FSTYPE DIR [OPTIONS]: mount a file system for an environment
-# case; returns 1 (after a note) when this machine cannot.
+# case; returns 1 when this machine cannot (the error in $W/mount.err).
 env_mount() {
 	mkdir -p "$2"
 	if ! mount -t "$1" ${3:+-o "$3"} "unpkg-faults-$1" "$2" 2>"$W/mount.err"; then
-		note "cannot mount $1 here: $(cat "$W/mount.err")"
 		return 1
 	fi
 	register_mount "$2"
@@ -928,7 +935,7 @@ env_readonly() {
 	dpkg_root "$base/root" "$KEEPER"
 	mkdir -p "$base/bind"
 	if ! mount --bind "$base/root" "$base/bind" 2>"$W/mount.err"; then
-		note "cannot bind-mount here: $(cat "$W/mount.err")"
+		skip_part "read-only roots and instdir" "cannot bind-mount: $(cat "$W/mount.err")"
 		env_result "read-only root" "skipped: no bind mount"
 		return 0
 	fi
@@ -938,7 +945,10 @@ env_readonly() {
 	for kind in bind tmpfs; do
 		r=$base/bind
 		if [ "$kind" = tmpfs ]; then
-			env_mount tmpfs "$base/tmpfs" mode=0755 || continue
+			if ! env_mount tmpfs "$base/tmpfs" mode=0755; then
+				skip_part "read-only root on a tmpfs" "cannot mount a tmpfs: $(cat "$W/mount.err")"
+				continue
+			fi
 			dpkg_root "$base/tmpfs" "$KEEPER"
 			mount -o remount,ro "$base/tmpfs"
 			r=$base/tmpfs
@@ -979,7 +989,11 @@ env_readonly() {
 env_tmpfs() {
 	section "environment: a root on tmpfs, compared with dpkg"
 	local base=$TESTDIR/tmpfs-env s
-	env_mount tmpfs "$base" mode=0755 || { env_result "tmpfs" "skipped: cannot mount"; return 0; }
+	if ! env_mount tmpfs "$base" mode=0755; then
+		skip_part "a root on tmpfs" "cannot mount a tmpfs: $(cat "$W/mount.err")"
+		env_result "tmpfs" "skipped: cannot mount"
+		return 0
+	fi
 	dpkg_root "$base/dpkg" "$KEEPER"
 	for s in "${STRATEGIES[@]}"; do
 		dpkg_root "$base/unpkg-$s" "$KEEPER"
@@ -1006,6 +1020,7 @@ env_overlay() {
 	# unmounting after the overlays on it
 	mkdir -p "$base"
 	if ! mount -t tmpfs -o mode=0755 unpkg-faults-tmpfs "$base" 2>"$W/mount.err"; then
+		skip_part "a root on overlayfs" "cannot mount a tmpfs for its layers: $(cat "$W/mount.err")"
 		env_result "overlayfs" "skipped: cannot mount a tmpfs: $(cat "$W/mount.err")"
 		return 0
 	fi
@@ -1016,6 +1031,7 @@ env_overlay() {
 		for s in dpkg "${STRATEGIES[@]/#/unpkg-}"; do
 			if ! overlay "$base/lower-$kind" "$base/$kind-$s"; then
 				register_mount "$base"
+				skip_part "a root on overlayfs" "cannot mount overlayfs: $(cat "$W/mount.err")"
 				env_result "overlayfs" "skipped: cannot mount overlayfs: $(cat "$W/mount.err")"
 				return 0
 			fi
@@ -1049,14 +1065,20 @@ if [[ " ${STRATEGIES[*]} " == *" dpkg "* ]]; then
 		selftest
 fi
 
-# 1. SIGKILL.  Default: the dpkg strategy at every second call that
-# changes the file system of the upgrade and at every fourth one of the
-# fresh install; about 12 points per case for the other strategies and
-# for the sync_file_range ENOSYS fallback.
+# 1. SIGKILL.  Default: the default strategy (auto) at every call of the
+# fresh install, the smaller case, and at every second call that changes
+# the file system of the upgrade; the dpkg strategy at every second call
+# that changes the file system of the upgrade and at every fourth one of
+# the fresh install; about 12 points per case for the other strategies
+# and for the sync_file_range ENOSYS fallback.
 for scen in upgrade fresh; do
 	for strat in "${STRATEGIES[@]}"; do
-		if [ "$FULL" != 0 ]; then
+		if [ "$strat" = auto ] && [ "$scen" = fresh ]; then
+			kill_case "$scen" "$strat" every
+		elif [ "$FULL" != 0 ]; then
 			kill_case "$scen" "$strat" all
+		elif [ "$strat" = auto ]; then
+			kill_case "$scen" "$strat" /2
 		elif [ "$strat" = dpkg ] && [ "$scen" = upgrade ]; then
 			kill_case "$scen" "$strat" /2
 		elif [ "$strat" = dpkg ]; then
@@ -1075,12 +1097,13 @@ if [[ " ${STRATEGIES[*]} " == *" dpkg "* ]]; then
 fi
 
 # 2. Failing calls: every write to a file and every sync of the default
-# strategy, about 12 syncs of each other one (all in full mode).
+# strategy (auto) and of dpkg's, about 12 syncs of each other one (all in
+# full mode).
 for strat in "${STRATEGIES[@]}"; do
-	if [ "$strat" = dpkg ] || [ "$FULL" != 0 ]; then
+	if [ "$strat" = auto ] || [ "$strat" = dpkg ] || [ "$FULL" != 0 ]; then
 		fault_case upgrade "$strat" enospc
 	fi
-	if [ "$strat" = dpkg ] || [ "$FULL" != 0 ]; then
+	if [ "$strat" = auto ] || [ "$strat" = dpkg ] || [ "$FULL" != 0 ]; then
 		fault_case upgrade "$strat" eio
 	elif [ "$strat" != none ]; then
 		fault_case upgrade "$strat" eio 12

@@ -529,15 +529,14 @@ prime_root "$TEMPLATE"
 dpkg_in "$TEMPLATE" -i "$VICTIM1" >/dev/null
 
 # The cases about sizes run on a 20 MB tmpfs root; without the right to
-# mount one they are left out, with a note.
+# mount one each is skipped (skip_part).
 TMPFS_OK=0
 mkdir -p "$TESTDIR/mount-probe"
-if mount -t tmpfs -o size=1m unpkg-hostile "$TESTDIR/mount-probe" 2>/dev/null; then
+if mount -t tmpfs -o size=1m unpkg-hostile "$TESTDIR/mount-probe" 2>"$TESTDIR/mount-probe.err"; then
 	umount "$TESTDIR/mount-probe"
 	TMPFS_OK=1
-else
-	note "cannot mount a tmpfs here: the cases on a 20 MB root are left out"
 fi
+TMPFS_WHY="needs a 20 MB tmpfs root: cannot mount a tmpfs here: $(cat "$TESTDIR/mount-probe.err")"
 
 # with_rss FILE CMD...: run CMD, its maximum RSS in KiB written to FILE
 # (empty if /usr/bin/time is missing).
@@ -557,7 +556,7 @@ check_rss() {
 	local rss
 	rss=$(tail -1 "$2")
 	if [ -z "$rss" ]; then
-		note "$1: /usr/bin/time is missing: memory not measured"
+		skip_part "$1: the maximum RSS" "/usr/bin/time is missing"
 	elif [ "$rss" -ge 65536 ]; then
 		check_fail "$1: maximum RSS $rss KiB, expected < 64 MiB"
 	else
@@ -634,7 +633,7 @@ refused() {
 	local name=$1 re=$2 deb=$CASES/$1.deb
 	shift 2
 	if [ "${1:-}" = tmpfs ] && [ "$TMPFS_OK" = 0 ]; then
-		note "$name: SKIPPED (needs a tmpfs root)"
+		skip_part "$name" "$TMPFS_WHY"
 		return 0
 	fi
 	case_begin "$name"
@@ -778,7 +777,7 @@ if [ "$TMPFS_OK" = 1 ]; then
 	assert_no_debris "$ROOT"
 	dpkg_note bomb-data "$CASES/bomb-data.deb" tmpfs
 else
-	note "bomb-data: SKIPPED (needs a tmpfs root)"
+	skip_part bomb-data "$TMPFS_WHY"
 fi
 
 section "bomb-control: a 1 GB postinst in control.tar.zst"

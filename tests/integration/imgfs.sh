@@ -88,16 +88,27 @@ assert_grep '^flushes [0-9]+$' "$TESTDIR/stats.out" "slowdisk stats"
 assert_grep '^flush_latency_us 2000$' "$TESTDIR/stats.out" "slowdisk stats"
 
 # Block-layer view of the flushes, where tracefs is there (a trace instance
-# of our own, filtered on the loop device).
+# of our own, filtered on the loop device).  Where it is not mounted, the
+# test mounts it in its scratch directory (unmounted when it ends, after
+# the instance is removed).
 sync -f "$mnt"
-if [ -d /sys/kernel/tracing/instances ] &&
-	mkdir "/sys/kernel/tracing/instances/unpkg-imgfs-$$" 2>/dev/null; then
-	TRACE=/sys/kernel/tracing/instances/unpkg-imgfs-$$
+tracing=/sys/kernel/tracing
+if [ ! -d "$tracing/instances" ] && grep -qw tracefs /proc/filesystems; then
+	tracing=$TESTDIR/tracing
+	mkdir -p "$tracing"
+	if mount -t tracefs unpkg-imgfs "$tracing" 2>"$TESTDIR/tracefs.err"; then
+		register_mount "$tracing"
+	fi
+fi
+if [ -d "$tracing/instances" ] &&
+	mkdir "$tracing/instances/unpkg-imgfs-$$" 2>"$TESTDIR/tracefs.err"; then
+	TRACE=$tracing/instances/unpkg-imgfs-$$
 	IFS=: read -r major minor <"/sys/block/${dev#/dev/}/dev"
 	echo "dev == $(((major << 20) | minor))" >"$TRACE/events/block/block_rq_issue/filter"
 	echo 1 >"$TRACE/events/block/block_rq_issue/enable"
 else
-	note "tracefs instances not available: the block-layer cross-check is skipped"
+	skip_part "block-layer cross-check of the flushes" \
+		"no tracefs instances: $(cat "$TESTDIR/tracefs.err" 2>/dev/null)"
 fi
 flushes0=$(counter flushes)
 
