@@ -34,6 +34,12 @@ struct unpkg_stats {
 					 * chose for ("ext4", "ext4+xfs"), and
 					 * with UNPKG_COMMIT_PER_FS those the
 					 * commit met ("ext4+ext2") */
+	/* --sync=auto where the file systems' choice was syncfs: the data
+	 * waiting to be written back when the run began (Dirty plus
+	 * Writeback of /proc/meminfo, KiB; -1 if it could not be read),
+	 * and whether that made it take uring instead. */
+	long long others_dirty_kib;
+	int dirty_avoided;
 	int triggers_activated;		/* triggers/Unincorp names triggers
 					 * this run activated */
 	double phase_seconds[UNPKG_PHASE_COUNT];

@@ -2,7 +2,9 @@
  * (see strategy.h). */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commit-impl.h"
@@ -126,6 +128,44 @@ enum unpkg_sync_mode unpkg_sync_auto_set(const enum unpkg_fsclass *classes,
 	return UNPKG_SYNC_URING;
 }
 
+int unpkg_sync_dirty_kib(const char *proc, long long *kib)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	long long sum = 0, v;
+	int seen = 0, n;
+	FILE *f;
+
+	n = snprintf(path, sizeof(path), "%s/meminfo", proc);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return 1;
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 1;
+	while (getline(&line, &cap, f) != -1) {
+		/* "Dirty:  1234 kB"; WritebackTmp: is FUSE's, not the disks' */
+		if ((sscanf(line, "Dirty: %lld kB", &v) == 1 ||
+		     sscanf(line, "Writeback: %lld kB", &v) == 1) && v >= 0) {
+			sum += v;
+			seen++;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (seen != 2)
+		return 1;
+	*kib = sum;
+	return 0;
+}
+
+enum unpkg_sync_mode unpkg_sync_auto_beside(enum unpkg_sync_mode chosen,
+					    long long dirty_kib)
+{
+	if (chosen == UNPKG_SYNC_SYNCFS && dirty_kib > UNPKG_SYNC_DIRTY_MAX_KIB)
+		return UNPKG_SYNC_URING;
+	return chosen;
+}
+
 int unpkg_sync_choose_auto(int root_fd, int db_fd, struct unpkg_stats *stats,
 			   enum unpkg_sync_mode *mode, struct unpkg_err *err)
 {
@@ -135,6 +175,15 @@ int unpkg_sync_choose_auto(int root_fd, int db_fd, struct unpkg_stats *stats,
 	    unpkg_fsclass_detect(db_fd, &cls[1], err) < 0)
 		return -1;
 	*mode = unpkg_sync_auto_set(cls, 2);
+	if (*mode == UNPKG_SYNC_SYNCFS) {
+		long long kib;
+
+		if (unpkg_sync_dirty_kib("/proc", &kib) != 0)
+			kib = -1;
+		stats->others_dirty_kib = kib;
+		*mode = unpkg_sync_auto_beside(*mode, kib);
+		stats->dirty_avoided = *mode != UNPKG_SYNC_SYNCFS;
+	}
 	if (cls[0] == cls[1])
 		snprintf(stats->fsclass, sizeof(stats->fsclass), "%s",
 			 unpkg_fsclass_name(cls[0]));

@@ -39,11 +39,36 @@ int unpkg_sync_full(enum unpkg_sync_mode mode, enum unpkg_fsclass cls);
 enum unpkg_sync_mode unpkg_sync_auto_set(const enum unpkg_fsclass *classes,
 					 size_t n);
 
+/* syncfs writes back every dirty page of a file system, whoever dirtied
+ * it: beside other programs' unwritten data (a neighbouring container on
+ * the same disk, a big copy) it waits for all of it, and forces it out.
+ * Above this much data waiting to be written (Dirty plus Writeback of
+ * /proc/meminfo, which counts every file system: the kernel shows no
+ * figure per file system), --sync=auto takes uring, which syncs the run's
+ * own files only, where it would take syncfs.  doc/benchmarks.md, "Auto
+ * beside other programs' dirty data", has the measurements. */
+#define UNPKG_SYNC_DIRTY_MAX_KIB (32LL * 1024)
+
+/* The data waiting to be written back system-wide, in KiB, from
+ * PROC/meminfo (PROC is "/proc"; tests point it at a fake tree).  0 with
+ * *kib set; 1 if it cannot be read or parsed. */
+int unpkg_sync_dirty_kib(const char *proc, long long *kib);
+
+/* The strategy --sync=auto takes when the file systems' choice is
+ * `chosen` and `dirty_kib` KiB of data wait to be written back (-1:
+ * unknown): uring instead of syncfs above UNPKG_SYNC_DIRTY_MAX_KIB,
+ * `chosen` otherwise. */
+enum unpkg_sync_mode unpkg_sync_auto_beside(enum unpkg_sync_mode chosen,
+					    long long dirty_kib);
+
 /* --sync=auto for a run: the strategy for the file systems of the root
  * (`root_fd`) and of the admin directory (`db_fd`), unpkg_sync_auto_set()
  * of their classes, in *mode; their names go to stats->fsclass ("ext4",
  * or "ext4+xfs" when they differ).  File systems mounted below the root
- * are the commit object's (UNPKG_COMMIT_PER_FS). */
+ * are the commit object's (UNPKG_COMMIT_PER_FS).  Where that choice is
+ * syncfs, the data already waiting to be written back decides
+ * (unpkg_sync_auto_beside()); what was seen goes to
+ * stats->others_dirty_kib and stats->dirty_avoided. */
 int unpkg_sync_choose_auto(int root_fd, int db_fd, struct unpkg_stats *stats,
 			   enum unpkg_sync_mode *mode, struct unpkg_err *err);
 

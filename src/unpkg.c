@@ -1470,6 +1470,23 @@ static void print_fsclasses(const char *list)
  * them.  The phases do not add up to it: the barriers and renames of a
  * commit are timed on their own and also within the phase that commits
  * (marking, updating the database, configuring). */
+/* Where auto would sync whole file systems: the other programs' data it
+ * saw waiting to be written, and whether that made it sync file by file. */
+static void print_dirty(const struct unpkg_stats *st)
+{
+	if (!st->dirty_avoided && strcmp(st->strategy, "syncfs") != 0)
+		return;
+	if (st->others_dirty_kib < 0) {
+		printf("stats: data waiting to be written before the run: "
+		       "unknown (no /proc/meminfo)\n");
+		return;
+	}
+	printf("stats: data waiting to be written before the run: %lld MiB%s\n",
+	       (st->others_dirty_kib + 1023) / 1024,
+	       st->dirty_avoided ? ", more than auto lets syncfs write out: "
+				   "file by file instead" : "");
+}
+
 static void print_stats(const struct cli *cli, const struct unpkg_stats *st,
 			double seconds)
 {
@@ -1480,6 +1497,7 @@ static void print_stats(const struct cli *cli, const struct unpkg_stats *st,
 		printf("stats: sync mode: %s (auto for ", st->strategy);
 		print_fsclasses(st->fsclass);
 		printf(", %s)\n", cli->sync_reason);
+		print_dirty(st);
 	} else {
 		printf("stats: sync mode: %s (%s)\n", st->strategy[0] != '\0'
 		       ? st->strategy : unpkg_sync_mode_name(cli->sync),
