@@ -16,6 +16,10 @@ struct unpkg_install_opts {
 					 * systems of the root and the admin
 					 * directory (fsclass.h); `sync` is
 					 * then ignored */
+	long long dirty_max_kib;	/* with sync_auto: the others' data
+					 * waiting to be written above which
+					 * syncfs is not used (0: the default,
+					 * UNPKG_SYNC_DIRTY_MAX_KIB) */
 	int configure;			/* -i: configure after unpacking */
 	int frontend_lock;		/* take lock-frontend too */
 	int auto_deconfigure;		/* deconfigure the packages a new

@@ -293,7 +293,8 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	    load_overrides(&r, err) < 0 ||
 	    (o->sync_auto &&
 	     unpkg_sync_choose_auto(unpkg_root_fd(r.root), unpkg_db_dirfd(r.db),
-				    r.stats, &mode, err) < 0) ||
+				    o->dirty_max_kib, r.stats, &mode,
+				    err) < 0) ||
 	    unpkg_commit_new_flags(mode, o->sync_auto ? UNPKG_COMMIT_PER_FS
 						      : 0, r.stats, o->events,
 				   0, &r.commit, err) < 0 ||

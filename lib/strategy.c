@@ -159,14 +159,18 @@ int unpkg_sync_dirty_kib(const char *proc, long long *kib)
 }
 
 enum unpkg_sync_mode unpkg_sync_auto_beside(enum unpkg_sync_mode chosen,
-					    long long dirty_kib)
+					    long long dirty_kib,
+					    long long max_kib)
 {
-	if (chosen == UNPKG_SYNC_SYNCFS && dirty_kib > UNPKG_SYNC_DIRTY_MAX_KIB)
+	if (max_kib <= 0)
+		max_kib = UNPKG_SYNC_DIRTY_MAX_KIB;
+	if (chosen == UNPKG_SYNC_SYNCFS && dirty_kib > max_kib)
 		return UNPKG_SYNC_URING;
 	return chosen;
 }
 
-int unpkg_sync_choose_auto(int root_fd, int db_fd, struct unpkg_stats *stats,
+int unpkg_sync_choose_auto(int root_fd, int db_fd, long long dirty_max_kib,
+			   struct unpkg_stats *stats,
 			   enum unpkg_sync_mode *mode, struct unpkg_err *err)
 {
 	enum unpkg_fsclass cls[2];
@@ -181,7 +185,7 @@ int unpkg_sync_choose_auto(int root_fd, int db_fd, struct unpkg_stats *stats,
 		if (unpkg_sync_dirty_kib("/proc", &kib) != 0)
 			kib = -1;
 		stats->others_dirty_kib = kib;
-		*mode = unpkg_sync_auto_beside(*mode, kib);
+		*mode = unpkg_sync_auto_beside(*mode, kib, dirty_max_kib);
 		stats->dirty_avoided = *mode != UNPKG_SYNC_SYNCFS;
 	}
 	if (cls[0] == cls[1])

@@ -56,10 +56,11 @@ int unpkg_sync_dirty_kib(const char *proc, long long *kib);
 
 /* The strategy --sync=auto takes when the file systems' choice is
  * `chosen` and `dirty_kib` KiB of data wait to be written back (-1:
- * unknown): uring instead of syncfs above UNPKG_SYNC_DIRTY_MAX_KIB,
- * `chosen` otherwise. */
+ * unknown): uring instead of syncfs above `max_kib` (0 or less:
+ * UNPKG_SYNC_DIRTY_MAX_KIB), `chosen` otherwise. */
 enum unpkg_sync_mode unpkg_sync_auto_beside(enum unpkg_sync_mode chosen,
-					    long long dirty_kib);
+					    long long dirty_kib,
+					    long long max_kib);
 
 /* --sync=auto for a run: the strategy for the file systems of the root
  * (`root_fd`) and of the admin directory (`db_fd`), unpkg_sync_auto_set()
@@ -67,9 +68,10 @@ enum unpkg_sync_mode unpkg_sync_auto_beside(enum unpkg_sync_mode chosen,
  * or "ext4+xfs" when they differ).  File systems mounted below the root
  * are the commit object's (UNPKG_COMMIT_PER_FS).  Where that choice is
  * syncfs, the data already waiting to be written back decides
- * (unpkg_sync_auto_beside()); what was seen goes to
+ * (unpkg_sync_auto_beside() with `dirty_max_kib`); what was seen goes to
  * stats->others_dirty_kib and stats->dirty_avoided. */
-int unpkg_sync_choose_auto(int root_fd, int db_fd, struct unpkg_stats *stats,
+int unpkg_sync_choose_auto(int root_fd, int db_fd, long long dirty_max_kib,
+			   struct unpkg_stats *stats,
 			   enum unpkg_sync_mode *mode, struct unpkg_err *err);
 
 #endif

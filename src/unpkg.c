@@ -1470,6 +1470,26 @@ static void print_fsclasses(const char *list)
  * them.  The phases do not add up to it: the barriers and renames of a
  * commit are timed on their own and also within the phase that commits
  * (marking, updating the database, configuring). */
+/* UNPKG_AUTO_DIRTY_MAX_MIB: where auto stops using syncfs beside other
+ * programs' unwritten data (0: the library's default). */
+static long long dirty_max_kib(void)
+{
+	const char *v = getenv("UNPKG_AUTO_DIRTY_MAX_MIB");
+	char *end;
+	long long mib;
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	errno = 0;
+	mib = strtoll(v, &end, 10);
+	if (errno != 0 || *end != '\0' || mib <= 0 || mib > (1LL << 40)) {
+		fprintf(stderr, "unpkg: warning: UNPKG_AUTO_DIRTY_MAX_MIB=%s "
+			"is not a number of MiB; using the default\n", v);
+		return 0;
+	}
+	return mib * 1024;
+}
+
 /* Where auto would sync whole file systems: the other programs' data it
  * saw waiting to be written, and whether that made it sync file by file. */
 static void print_dirty(const struct unpkg_stats *st)
@@ -1663,6 +1683,7 @@ int main(int argc, char **argv)
 	o.admindir = cli.admindir;
 	o.sync_auto = cli.sync == SYNC_AUTO;
 	o.sync = o.sync_auto ? UNPKG_SYNC_DPKG : (enum unpkg_sync_mode)cli.sync;
+	o.dirty_max_kib = dirty_max_kib();
 	o.configure = action->oi->id == A_INSTALL;
 	o.frontend_lock = getenv("DPKG_FRONTEND_LOCKED") == NULL;
 	o.force = cli.force;

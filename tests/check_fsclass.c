@@ -386,19 +386,26 @@ START_TEST(test_dirty)
 	struct fake f;
 	long long kib = -5;
 
-	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS, 0),
+	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS, 0, 0),
 			 UNPKG_SYNC_SYNCFS);
 	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS,
-						UNPKG_SYNC_DIRTY_MAX_KIB),
+						UNPKG_SYNC_DIRTY_MAX_KIB, 0),
 			 UNPKG_SYNC_SYNCFS);
 	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS,
-						UNPKG_SYNC_DIRTY_MAX_KIB + 1),
+						UNPKG_SYNC_DIRTY_MAX_KIB + 1, 0),
 			 UNPKG_SYNC_URING);
+	/* a bound of the caller's */
+	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS, 2048, 1024),
+			 UNPKG_SYNC_URING);
+	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS,
+						UNPKG_SYNC_DIRTY_MAX_KIB + 1,
+						1LL << 40),
+			 UNPKG_SYNC_SYNCFS);
 	/* unknown: the file systems' choice stands */
-	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS, -1),
+	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS, -1, 0),
 			 UNPKG_SYNC_SYNCFS);
 	/* only syncfs is affected */
-	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_URING, 1LL << 30),
+	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_URING, 1LL << 30, 0),
 			 UNPKG_SYNC_URING);
 
 	fake_init(&f);
