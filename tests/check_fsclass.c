@@ -378,55 +378,6 @@ START_TEST(test_ext_no_sys)
 }
 END_TEST
 
-/* Beside other programs' unwritten data, auto leaves syncfs (which would
- * write all of it out and wait) for uring; the figure is meminfo's Dirty
- * plus Writeback. */
-START_TEST(test_dirty)
-{
-	struct fake f;
-	long long kib = -5;
-
-	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS, 0, 0),
-			 UNPKG_SYNC_SYNCFS);
-	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS,
-						UNPKG_SYNC_DIRTY_MAX_KIB, 0),
-			 UNPKG_SYNC_SYNCFS);
-	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS,
-						UNPKG_SYNC_DIRTY_MAX_KIB + 1, 0),
-			 UNPKG_SYNC_URING);
-	/* a bound of the caller's */
-	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS, 2048, 1024),
-			 UNPKG_SYNC_URING);
-	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS,
-						UNPKG_SYNC_DIRTY_MAX_KIB + 1,
-						1LL << 40),
-			 UNPKG_SYNC_SYNCFS);
-	/* unknown: the file systems' choice stands */
-	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS, -1, 0),
-			 UNPKG_SYNC_SYNCFS);
-	/* only syncfs is affected */
-	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_URING, 1LL << 30, 0),
-			 UNPKG_SYNC_URING);
-
-	fake_init(&f);
-	ck_assert_int_eq(unpkg_sync_dirty_kib(f.proc, &kib), 1);
-	fake_put(f.proc, "meminfo",
-		 "MemTotal:       24576000 kB\n"
-		 "Dirty:             40960 kB\n"
-		 "Writeback:          1024 kB\n"
-		 "WritebackTmp:     999999 kB\n");
-	ck_assert_int_eq(unpkg_sync_dirty_kib(f.proc, &kib), 0);
-	ck_assert_int_eq(kib, 41984);
-	/* a meminfo without Writeback: is not understood */
-	fake_put(f.proc, "meminfo", "Dirty:  12 kB\n");
-	ck_assert_int_eq(unpkg_sync_dirty_kib(f.proc, &kib), 1);
-	fake_free(&f);
-	/* the real one can be read */
-	ck_assert_int_eq(unpkg_sync_dirty_kib("/proc", &kib), 0);
-	ck_assert_int_ge(kib, 0);
-}
-END_TEST
-
 START_TEST(test_ext_nothing)
 {
 	struct unpkg_err err;
@@ -716,7 +667,6 @@ int main(void)
 	tcase_add_test(tc, test_ext_options);
 	tcase_add_test(tc, test_ext_mountinfo);
 	tcase_add_test(tc, test_ext_no_sys);
-	tcase_add_test(tc, test_dirty);
 	tcase_add_test(tc, test_ext_nothing);
 	tcase_add_test(tc, test_detect_errors);
 	suite_add_tcase(s, tc);

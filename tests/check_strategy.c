@@ -69,11 +69,64 @@ START_TEST(test_choose_auto)
 	unpkg_err_init(&err);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(unpkg_fsclass_detect(fd, &cls, &err), 0);
-	ck_assert_msg(unpkg_sync_choose_auto(fd, fd, &st, &mode, &err) == 0,
-		      "%s", err.msg);
+	/* a bound out of reach: the class decides, whatever the machine
+	 * has dirty */
+	ck_assert_msg(unpkg_sync_choose_auto(fd, fd, 1LL << 40, &st, &mode,
+					     &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(mode, unpkg_sync_auto(cls));
+	ck_assert_int_eq(st.dirty_avoided, 0);
 	ck_assert_str_eq(st.fsclass, unpkg_fsclass_name(cls));
 	close(fd);
+	tu_rm_rf(dir);
+	free(dir);
+}
+END_TEST
+
+/* Beside other programs' unwritten data, auto leaves syncfs (which would
+ * write all of it out and wait) for uring; the figure is meminfo's Dirty
+ * plus Writeback. */
+START_TEST(test_dirty)
+{
+	char *dir = tu_mkdtemp(), path[4096];
+	long long kib = -5;
+
+	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS, 0, 0),
+			 UNPKG_SYNC_SYNCFS);
+	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS,
+						UNPKG_SYNC_DIRTY_MAX_KIB, 0),
+			 UNPKG_SYNC_SYNCFS);
+	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS,
+						UNPKG_SYNC_DIRTY_MAX_KIB + 1, 0),
+			 UNPKG_SYNC_URING);
+	/* a bound of the caller's */
+	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS, 2048, 1024),
+			 UNPKG_SYNC_URING);
+	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS,
+						UNPKG_SYNC_DIRTY_MAX_KIB + 1,
+						1LL << 40),
+			 UNPKG_SYNC_SYNCFS);
+	/* unknown: the file systems' choice stands */
+	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_SYNCFS, -1, 0),
+			 UNPKG_SYNC_SYNCFS);
+	/* only syncfs is affected */
+	ck_assert_int_eq(unpkg_sync_auto_beside(UNPKG_SYNC_URING, 1LL << 30, 0),
+			 UNPKG_SYNC_URING);
+
+	ck_assert_int_eq(unpkg_sync_dirty_kib(dir, &kib), 1);
+	snprintf(path, sizeof(path), "%s/meminfo", dir);
+	tu_write_file(path,
+		      "MemTotal:       24576000 kB\n"
+		      "Dirty:             40960 kB\n"
+		      "Writeback:          1024 kB\n"
+		      "WritebackTmp:     999999 kB\n", 0644);
+	ck_assert_int_eq(unpkg_sync_dirty_kib(dir, &kib), 0);
+	ck_assert_int_eq(kib, 41984);
+	/* a meminfo without Writeback: is not understood */
+	tu_write_file(path, "Dirty:  12 kB\n", 0644);
+	ck_assert_int_eq(unpkg_sync_dirty_kib(dir, &kib), 1);
+	/* the real one can be read */
+	ck_assert_int_eq(unpkg_sync_dirty_kib("/proc", &kib), 0);
+	ck_assert_int_ge(kib, 0);
 	tu_rm_rf(dir);
 	free(dir);
 }
@@ -87,6 +140,7 @@ int main(void)
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_auto_set);
 	tcase_add_test(tc, test_choose_auto);
+	tcase_add_test(tc, test_dirty);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }
