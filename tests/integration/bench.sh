@@ -67,6 +67,8 @@ done
 	check_fail "unpkg-none started writeback of files"
 [ "$(csv_field "$csv" unpkg-none fsync)" -le 3 ] ||
 	check_fail "unpkg-none made $(csv_field "$csv" unpkg-none fsync) fsyncs, more than the database's"
+[ "$(csv_field "$csv" unpkg-none sync_calls)" -gt 0 ] ||
+	check_fail "unpkg-none did not sync its database"
 [ "$(csv_field "$csv" floor syncfs)" = 1 ] || check_fail "floor: syncfs count is not 1"
 [ "$(wc -l <"$TESTDIR/r1-runs.csv")" -ge 7 ] || check_fail "r1-runs.csv: too few runs"
 
