@@ -247,7 +247,7 @@ static int configure_one(struct run *r, struct pkg *p, struct unpkg_err *err)
 	if (ok <= 0)
 		return ok;
 	p->state = PKG_INSTALLED;
-	return run_put_state(r, p, "ok", "installed", err);
+	return run_put_state(r, p, "ok", UNPKG_STATUS_INSTALLED, err);
 }
 
 int configure_order(size_t n, const struct configure_steps *st, void *ctx)
@@ -410,7 +410,8 @@ int configure_pkgs(struct run *r, struct unpkg_err *err)
 		    !p->scripts[maint_index("postinst")].present)
 			continue;
 		configure_processing(r, p);
-		if (run_put_state(r, p, "ok", "half-configured", err) < 0)
+		if (run_put_state(r, p, "ok", UNPKG_STATUS_HALF_CONFIGURED,
+				  err) < 0)
 			goto fail;
 	}
 	if (run_write_db(r, err) < 0)
@@ -439,7 +440,8 @@ fail:
 			continue;
 		unpkg_err_init(&ignored);
 		p->state = PKG_UNPACKED;
-		if (run_put_state(r, p, "ok", "unpacked", &ignored) < 0)
+		if (run_put_state(r, p, "ok", UNPKG_STATUS_UNPACKED,
+				  &ignored) < 0)
 			run_restore_pkg(r, p);
 		r->db_dirty = 1;
 	}

@@ -1203,6 +1203,13 @@ enum unpkg_status unpkg_db_pkg_state(const struct unpkg_db_pkg *pkg)
 	return (enum unpkg_status)(idx[2] + 1);
 }
 
+const char *unpkg_status_name(enum unpkg_status st)
+{
+	if (st <= UNPKG_STATUS_INVALID || st > UNPKG_STATUS_INSTALLED)
+		return NULL;
+	return stat_words[st - 1];
+}
+
 int unpkg_status_configured(enum unpkg_status st)
 {
 	return st == UNPKG_STATUS_INSTALLED ||

@@ -107,6 +107,10 @@ enum unpkg_status {
  * fails). */
 enum unpkg_status unpkg_db_pkg_state(const struct unpkg_db_pkg *pkg);
 
+/* The word of state `st` in a Status field ("half-configured"), NULL for
+ * UNPKG_STATUS_INVALID or a value out of range.  Static storage. */
+const char *unpkg_status_name(enum unpkg_status st);
+
 /* Configured: installed, or with triggers to process (awaited, pending). */
 int unpkg_status_configured(enum unpkg_status st);
 

@@ -39,7 +39,8 @@ static int mark_all(struct run *r, struct unpkg_err *err)
 
 		if (p->state != PKG_OPENED)
 			continue;
-		if (run_put_state(r, p, "reinstreq", "half-installed", err) < 0)
+		if (run_put_state(r, p, "reinstreq",
+				  UNPKG_STATUS_HALF_INSTALLED, err) < 0)
 			return -1;
 		p->state = PKG_MARKED;
 		any = 1;

@@ -165,14 +165,15 @@ int maint_index(const char *name)
 /* The state the old version's stanza is put in, in memory: its fields
  * as they were, formatted again in dpkg's order with the new state. */
 static int old_state(struct run *r, struct pkg *p, const char *flag,
-		     const char *status, struct unpkg_err *err)
+		     enum unpkg_status state, struct unpkg_err *err)
 {
+	const char *status = unpkg_status_name(state);
 	struct unpkg_stanza_state st = {
 		.want = "install",
 		.flag = flag,
 		.status = status,
 		.conffiles = p->old_conffiles,
-		.config_version = strcmp(status, "installed") != 0
+		.config_version = state != UNPKG_STATUS_INSTALLED
 					  ? p->config_version : NULL,
 	};
 	struct unpkg_para para;
@@ -204,24 +205,33 @@ out:
 	return ret;
 }
 
-/* A script of the package failed and the unwinding is over: report it,
- * and make the state the unwinding reached the old version's (NULL: as
- * before the run; "": already set). */
-static int give_up_pkg(struct run *r, struct pkg *p, const char *why,
-		       const char *flag, const char *status,
-		       struct unpkg_err *err)
+/* A script of the package failed and the unwinding is over: report it
+ * (the error first, then the state it leaves, as dpkg reports them). */
+static void report_failure(struct run *r, struct pkg *p, const char *why)
 {
 	struct unpkg_err perr;
 
-	/* the error first, then the state it leaves, as dpkg reports them */
 	unpkg_err_init(&perr);
 	unpkg_err_set(&perr, UNPKG_ERR_SCRIPT, "%s", why);
 	run_fail_pkg(r, p, p->debpath, &perr);
-	if (status == NULL)
-		run_restore_pkg(r, p);
-	else if (*status != '\0' && old_state(r, p, flag, status, err) < 0)
-		return -1;
+}
+
+/* report_failure(), and the database entry as before the run. */
+static int give_up_restored(struct run *r, struct pkg *p, const char *why)
+{
+	report_failure(r, p, why);
+	run_restore_pkg(r, p);
 	return 0;
+}
+
+/* report_failure(), and the state the unwinding reached, the old
+ * version's. */
+static int give_up_pkg(struct run *r, struct pkg *p, const char *why,
+		       const char *flag, enum unpkg_status state,
+		       struct unpkg_err *err)
+{
+	report_failure(r, p, why);
+	return old_state(r, p, flag, state, err);
 }
 
 /* A script failed where dpkg tries another one: its warning, then its
@@ -235,12 +245,8 @@ static void fallback_notice(struct run *r, struct pkg *p, const char *why)
 
 int maint_configured_before(const struct pkg *p)
 {
-	const char *s = p->old_status;
-
-	return s != NULL && (strcmp(s, "installed") == 0 ||
-			     strcmp(s, "half-configured") == 0 ||
-			     strcmp(s, "triggers-awaited") == 0 ||
-			     strcmp(s, "triggers-pending") == 0);
+	return unpkg_status_configured(p->old_state) ||
+	       p->old_state == UNPKG_STATUS_HALF_CONFIGURED;
 }
 
 /* --- --auto-deconfigure --------------------------------------------------- */
@@ -497,7 +503,8 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 		if (p->state != PKG_OPENED)
 			continue;
 		if (maint_configured_before(p) && p->old_prerm) {
-			if (old_state(r, p, "reinstreq", "half-configured",
+			if (old_state(r, p, "reinstreq",
+				      UNPKG_STATUS_HALF_CONFIGURED,
 				      err) < 0)
 				return -1;
 			any = 1;
@@ -612,8 +619,7 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 		    deconf_unwind(r, p, err) < 0)
 			return -1;
 		if (!own) {
-			if (give_up_pkg(r, p, why, NULL, NULL, err) < 0)
-				return -1;
+			give_up_restored(r, p, why);
 			continue;
 		}
 		ok = run(r, p, "installed", "postinst", abort_up, why2,
@@ -621,7 +627,8 @@ int maint_prerm(struct run *r, struct unpkg_err *err)
 		if (ok < 0)
 			return -1;
 		if (give_up_pkg(r, p, why, ok ? "ok" : "reinstreq",
-				ok ? "installed" : "half-configured", err) < 0)
+				ok ? UNPKG_STATUS_INSTALLED
+				   : UNPKG_STATUS_HALF_CONFIGURED, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -634,9 +641,7 @@ int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err)
 	const char *abort_up[] = { "abort-upgrade", p->version, NULL };
 	const char *argv[5], *undo[5];
 	char why[1024], why2[1024];
-	int ok, at_least_half = p->old_status != NULL &&
-				strcmp(p->old_status, "config-files") != 0 &&
-				strcmp(p->old_status, "not-installed") != 0;
+	int ok, at_least_half = unpkg_status_present(p->old_state);
 
 	if (!p->scripts[maint_index("preinst")].present)
 		return 1;
@@ -645,7 +650,7 @@ int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err)
 		argv[2] = p->version, argv[3] = NULL;
 		undo[0] = "abort-upgrade", undo[1] = p->old_version;
 		undo[2] = p->version, undo[3] = NULL;
-	} else if (p->old_status != NULL) {	/* config-files */
+	} else if (p->old_state != UNPKG_STATUS_INVALID) { /* config-files */
 		argv[0] = "install", argv[1] = p->old_version;
 		argv[2] = p->version, argv[3] = NULL;
 		undo[0] = "abort-install", undo[1] = p->old_version;
@@ -665,15 +670,16 @@ int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err)
 		 * nothing: dpkg keeps an "install ok not-installed"
 		 * selection), or left half-installed as dpkg leaves it */
 		if (ok)
-			return give_up_pkg(r, p, why, NULL, NULL, err) < 0
-				       ? -1 : 0;
-		if (run_put_stub(r, p, "reinstreq", "half-installed",
-				 err) < 0)
+			return give_up_restored(r, p, why);
+		if (run_put_stub(r, p, "reinstreq",
+				 UNPKG_STATUS_HALF_INSTALLED, err) < 0)
 			return -1;
-		return give_up_pkg(r, p, why, "", "", err) < 0 ? -1 : 0;
+		report_failure(r, p, why);
+		return 0;
 	}
 	if (ok == 0)
-		return give_up_pkg(r, p, why, "reinstreq", "half-installed",
+		return give_up_pkg(r, p, why, "reinstreq",
+				   UNPKG_STATUS_HALF_INSTALLED,
 				   err) < 0 ? -1 : 0;
 	if (at_least_half && p->prerm_ran) {
 		ok = run(r, p, "installed", "postinst", abort_up, why2,
@@ -682,12 +688,14 @@ int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err)
 			return -1;
 		/* back to unpacked, then, if that postinst worked,
 		 * installed: dpkg's two steps */
-		if (give_up_pkg(r, p, why, "ok", "unpacked", err) < 0 ||
-		    (ok && old_state(r, p, "ok", "installed", err) < 0))
+		if (give_up_pkg(r, p, why, "ok", UNPKG_STATUS_UNPACKED,
+				err) < 0 ||
+		    (ok && old_state(r, p, "ok", UNPKG_STATUS_INSTALLED,
+				     err) < 0))
 			return -1;
 		return 0;
 	}
-	return give_up_pkg(r, p, why, NULL, NULL, err) < 0 ? -1 : 0;
+	return give_up_restored(r, p, why);
 }
 
 /* Step 4: the old postrm, once p's files are in place (the new version's
@@ -707,9 +715,7 @@ int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err)
 	char why[1024], why2[1024];
 	int ok;
 
-	if (p->old_stanza == NULL || p->old_status == NULL ||
-	    strcmp(p->old_status, "config-files") == 0 ||
-	    strcmp(p->old_status, "not-installed") == 0)
+	if (p->old_stanza == NULL || !unpkg_status_present(p->old_state))
 		return 1;
 	ok = run(r, p, "old", "postrm", up, why, sizeof(why), err);
 	if (ok != 0)
@@ -730,22 +736,25 @@ int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err)
 		return -1;
 	run_undo_files(r, p);
 	if (ok == 0)
-		return give_up_pkg(r, p, why, "reinstreq", "half-installed",
+		return give_up_pkg(r, p, why, "reinstreq",
+				   UNPKG_STATUS_HALF_INSTALLED,
 				   err) < 0 ? -1 : 0;
 	ok = run(r, p, "new", "postrm", abort_new, why2, sizeof(why2), err);
 	if (ok < 0)
 		return -1;
 	if (ok == 0)
-		return give_up_pkg(r, p, why, "reinstreq", "half-installed",
+		return give_up_pkg(r, p, why, "reinstreq",
+				   UNPKG_STATUS_HALF_INSTALLED,
 				   err) < 0 ? -1 : 0;
 	if (!p->prerm_ran)
-		return give_up_pkg(r, p, why, "ok", "unpacked", err) < 0
-			       ? -1 : 0;
+		return give_up_pkg(r, p, why, "ok", UNPKG_STATUS_UNPACKED,
+				   err) < 0 ? -1 : 0;
 	ok = run(r, p, "installed", "postinst", abort_old, why2, sizeof(why2),
 		 err);
 	if (ok < 0)
 		return -1;
-	return give_up_pkg(r, p, why, "ok", ok ? "installed" : "unpacked",
+	return give_up_pkg(r, p, why, "ok", ok ? UNPKG_STATUS_INSTALLED
+						: UNPKG_STATUS_UNPACKED,
 			   err) < 0 ? -1 : 0;
 }
 

@@ -236,15 +236,13 @@ static int old_script_facts(struct run *r, struct pkg *p,
 			    const struct unpkg_db_pkg *old,
 			    struct unpkg_err *err)
 {
-	const char *want, *flag, *status, *arch;
+	const char *arch;
 	struct unpkg_err probe;
 	char *prerm;
 	int fd;
 
 	arch = unpkg_para_get(&old->para, "Architecture");
-	if (unpkg_db_pkg_status(old, &want, &flag, &status) == 0 &&
-	    (p->old_status = strdup(status)) == NULL)
-		return unpkg_err_nomem(err);
+	p->old_state = unpkg_db_pkg_state(old);
 	if (arch != NULL && (p->old_arch = strdup(arch)) == NULL)
 		return unpkg_err_nomem(err);
 	if (asprintf(&prerm, "info/%s.prerm", old->key) < 0)

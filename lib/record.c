@@ -227,7 +227,7 @@ static int record_unpacked(void *ctx, struct unpkg_err *err)
 		struct pkg *p = &r->pkgs[i];
 
 		if (p->state == PKG_EXTRACTED &&
-		    run_put_state(r, p, "ok", "unpacked", err) < 0)
+		    run_put_state(r, p, "ok", UNPKG_STATUS_UNPACKED, err) < 0)
 			return -1;
 	}
 	return run_db_stage(r, err);

@@ -32,7 +32,6 @@ void run_pkg_destroy(struct pkg *p)
 	free(p->old_version);
 	free(p->config_version);
 	free(p->old_conffiles);
-	free(p->old_status);
 	free(p->old_arch);
 	free(p->awaited);
 	unpkg_db_list_free(p->taken, p->ntaken);
@@ -152,26 +151,27 @@ int run_put_stanza(struct run *r, struct pkg *p, const char *text,
 
 /* Set the package's stanza in memory (not yet written). */
 int run_put_state(struct run *r, struct pkg *p, const char *flag,
-		  const char *status, struct unpkg_err *err)
+		  enum unpkg_status state, struct unpkg_err *err)
 {
+	int installed = state == UNPKG_STATUS_INSTALLED;
+	/* configured, it waits for the triggers it activated */
+	const char *status = unpkg_status_name(installed && p->awaited != NULL
+					       ? UNPKG_STATUS_TRIGGERS_AWAITED
+					       : state);
 	struct unpkg_stanza_state st = {
 		.want = "install",
 		.flag = flag,
 		.status = status,
 		.config_version = p->config_version,
+		.triggers_awaited = p->awaited,
 	};
 	struct unpkg_buf conffiles = { 0 };
 	char *text = NULL;
 	int ret = -1;
 
-	if (conffiles_value(p, strcmp(status, "installed") == 0, &conffiles,
-			    err) < 0)
+	if (conffiles_value(p, installed, &conffiles, err) < 0)
 		goto out;
 	st.conffiles = conffiles.s;
-	/* configured, it waits for the triggers it activated */
-	if (p->awaited != NULL && strcmp(status, "installed") == 0)
-		st.status = status = "triggers-awaited";
-	st.triggers_awaited = p->awaited;
 	if (unpkg_stanza_format(&p->control, &st, &text, err) < 0 ||
 	    run_put_stanza(r, p, text, p->arch, p->version, status, err) < 0)
 		goto out;
@@ -283,11 +283,12 @@ void run_undo_files(struct run *r, struct pkg *p)
 }
 
 int run_put_stub(struct run *r, struct pkg *p, const char *flag,
-		 const char *status, struct unpkg_err *err)
+		 enum unpkg_status state, struct unpkg_err *err)
 {
 	const char *prio = unpkg_para_get(&p->control, "Priority");
 	const char *sect = unpkg_para_get(&p->control, "Section");
-	int gone = strcmp(status, "not-installed") == 0;
+	const char *status = unpkg_status_name(state);
+	int gone = state == UNPKG_STATUS_NOT_INSTALLED;
 	char *text;
 	int ret;
 

@@ -120,7 +120,8 @@ struct pkg {
 	size_t nlate_paths;
 	char *removal_failed;	/* why a removal failed (p stays unpacked,
 				 * not configured), or NULL */
-	char *old_status;	/* the old version's status word, or NULL */
+	enum unpkg_status old_state;	/* the old version's state, or
+					 * UNPKG_STATUS_INVALID without one */
 	char *old_arch;		/* its Architecture, or NULL */
 	int old_prerm;		/* it has a prerm */
 	int prerm_ran;		/* its prerm upgrade ran (step 1) */
@@ -196,13 +197,13 @@ int run_put_stanza(struct run *r, struct pkg *p, const char *text,
 
 /* Set the package's stanza (the new version's) in memory. */
 int run_put_state(struct run *r, struct pkg *p, const char *flag,
-		  const char *status, struct unpkg_err *err);
+		  enum unpkg_status status, struct unpkg_err *err);
 
 /* The stanza dpkg leaves for a package new to the system that failed:
  * its name, state, priority, section and architecture (and version unless
  * not-installed), in memory. */
 int run_put_stub(struct run *r, struct pkg *p, const char *flag,
-		 const char *status, struct unpkg_err *err);
+		 enum unpkg_status status, struct unpkg_err *err);
 
 /* Put the stanza back as it was before the run, in memory. */
 void run_restore_pkg(struct run *r, struct pkg *p);
