@@ -17,6 +17,7 @@ struct commit_dir {
 	ino_t ino;
 	int touched;		/* something was created or renamed in it */
 	int pending;		/* holds a file still open for a sync */
+	int database;		/* beneath unpkg_commit_database_root() */
 };
 
 enum entry_state {
@@ -89,6 +90,7 @@ struct unpkg_commit {
 		const char *shown;
 	} names[2];
 	size_t nnames;
+	const struct unpkg_root *db_root;
 
 	struct commit_dir *dirs;
 	size_t ndirs, capdirs;
@@ -111,7 +113,8 @@ struct unpkg_commit {
 	struct commit_fs *fs;	/* UNPKG_COMMIT_PER_FS: the file systems seen */
 	size_t nfs, capfs;
 
-	struct io_uring *ring;	/* the uring strategy's, once set up */
+	struct io_uring *ring;	/* commit_ring_pass()'s, once set up */
+	int ring_refused;	/* the kernel refused to set one up */
 	/* A sync failed: nothing synced since can be trusted, and the same
 	 * files or directories must not be synced again (the kernel may have
 	 * marked their pages clean, so a second try could lie). */
@@ -125,8 +128,18 @@ struct unpkg_commit {
 int commit_start_writeback(struct unpkg_commit *c, struct commit_entry *e,
 			   struct unpkg_err *err);
 
-/* Free the uring strategy's ring, if any. */
+/* Free the ring of commit_ring_pass(), if any. */
 void commit_uring_free(struct unpkg_commit *c);
+
+/* One pass of syncs submitted together through io_uring (commit-uring.c),
+ * so the filesystem can fold them into few journal commits and the block
+ * layer merge their flushes: the files still open (fdatasync if `files`;
+ * otherwise fsync, with the touched directories, only the database's if
+ * `database_only`), then closed.  1 when done; 0 when io_uring cannot be
+ * set up here (nothing was synced; `why` says why; it is not tried
+ * again); -1 on error. */
+int commit_ring_pass(struct unpkg_commit *c, int files, int database_only,
+		     char *why, size_t whylen, struct unpkg_err *err);
 
 /* Close a staged file's descriptor (no-op if closed).  A close error is a
  * write error: reported, never ignored. */
@@ -149,6 +162,8 @@ int commit_fdatasync_open(struct unpkg_commit *c, struct unpkg_err *err);
  * closing them: fdatasync them and fsync every touched directory / syncfs
  * every filesystem holding a touched directory or an open file. */
 int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err);
+/* The same, fsyncing only the touched directories of the database. */
+int commit_fsync_database_dirs(struct unpkg_commit *c, struct unpkg_err *err);
 int commit_syncfs_touched(struct unpkg_commit *c, struct unpkg_err *err);
 
 #endif

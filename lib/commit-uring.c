@@ -28,26 +28,30 @@ void commit_uring_free(struct unpkg_commit *c)
 	c->ring = NULL;
 }
 
-/* Set up the ring on first use; where the kernel refuses (no io_uring,
- * kernel.io_uring_disabled, a seccomp policy), switch to batch, which
- * runs the same passes with plain system calls. */
-static int ring_ready(struct unpkg_commit *c, struct unpkg_err *err)
+/* Set up the ring on first use.  0 where the kernel refuses (no io_uring,
+ * kernel.io_uring_disabled, a seccomp policy), with the reason in `why`;
+ * it is not tried again. */
+static int ring_ready(struct unpkg_commit *c, char *why, size_t whylen,
+		      struct unpkg_err *err)
 {
 	struct io_uring *ring;
-	char why[128];
 	int r;
 
 	if (c->ring != NULL)
 		return 1;
+	if (c->ring_refused) {
+		snprintf(why, whylen, "io_uring is not available");
+		return 0;
+	}
 	ring = calloc(1, sizeof(*ring));
 	if (ring == NULL)
 		return unpkg_err_nomem(err);
 	r = io_uring_queue_init(RING_DEPTH, ring, 0);
 	if (r < 0) {
 		free(ring);
-		snprintf(why, sizeof(why), "io_uring is not available (%s)",
+		snprintf(why, whylen, "io_uring is not available (%s)",
 			 strerror(-r));
-		commit_fallback(c, &unpkg_commit_batch_ops, why);
+		c->ring_refused = 1;
 		return 0;
 	}
 	c->ring = ring;
@@ -131,22 +135,16 @@ static int sync_items(struct unpkg_commit *c, const struct sync_item *items,
 	return failed ? -1 : 0;
 }
 
-/* One pass through the ring: the files still open (fdatasync, then
- * closed), and after the renames the touched directories too (fsync, and
- * files handed over late are fsync'ed with them).  Where the ring cannot
- * be set up, the fallback strategy's operation runs instead. */
-static int uring_pass(struct unpkg_commit *c, int files,
-		      struct unpkg_err *err)
+int commit_ring_pass(struct unpkg_commit *c, int files, int database_only,
+		     char *why, size_t whylen, struct unpkg_err *err)
 {
 	struct sync_item *items = NULL;
 	size_t n = 0, i;
 	int r, ret = -1;
 
-	r = ring_ready(c, err);
-	if (r < 0)
-		return -1;
-	if (r == 0)
-		return files ? c->ops->barrier(c, err) : c->ops->renamed(c, err);
+	r = ring_ready(c, why, whylen, err);
+	if (r <= 0)
+		return r;
 	items = malloc((c->nents + c->ndirs + 1) * sizeof(*items));
 	if (items == NULL)
 		return unpkg_err_nomem(err);
@@ -157,7 +155,8 @@ static int uring_pass(struct unpkg_commit *c, int files,
 		}
 	}
 	for (i = 0; !files && i < c->ndirs; i++) {
-		if (c->dirs[i].touched) {
+		if (c->dirs[i].touched &&
+		    (!database_only || c->dirs[i].database)) {
 			items[n].fd = unpkg_commit_dirfd(c, (int)i, err);
 			if (items[n].fd < 0)
 				goto out;
@@ -167,10 +166,24 @@ static int uring_pass(struct unpkg_commit *c, int files,
 	if (sync_items(c, items, n, files, err) < 0 ||
 	    commit_close_all(c, err) < 0)
 		goto out;
-	ret = 0;
+	ret = 1;
 out:
 	free(items);
 	return ret;
+}
+
+/* Where the ring cannot be set up, batch takes over: the same passes with
+ * plain system calls. */
+static int uring_pass(struct unpkg_commit *c, int files,
+		      struct unpkg_err *err)
+{
+	char why[128];
+	int r = commit_ring_pass(c, files, 0, why, sizeof(why), err);
+
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	commit_fallback(c, &unpkg_commit_batch_ops, why);
+	return files ? c->ops->barrier(c, err) : c->ops->renamed(c, err);
 }
 
 static int uring_barrier(struct unpkg_commit *c, struct unpkg_err *err)

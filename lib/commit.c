@@ -328,6 +328,12 @@ int unpkg_commit_name_root(struct unpkg_commit *c,
 	return 0;
 }
 
+void unpkg_commit_database_root(struct unpkg_commit *c,
+				const struct unpkg_root *root)
+{
+	c->db_root = root;
+}
+
 /* "" for the installation root, whose paths are shown as /RELPATH. */
 static const char *root_name(const struct unpkg_commit *c,
 			     const struct unpkg_root *root)
@@ -373,6 +379,8 @@ int unpkg_commit_dir(struct unpkg_commit *c, struct unpkg_root *root,
 	found = dirhash_find(c, st.st_dev, st.st_ino);
 	if (found >= 0) {
 		d = &c->dirs[found];
+		if (root == c->db_root)
+			d->database = 1;
 		if (d->fd < 0) {
 			d->fd = fd;
 		} else {
@@ -399,6 +407,8 @@ int unpkg_commit_dir(struct unpkg_commit *c, struct unpkg_root *root,
 	d->dev = st.st_dev;
 	d->ino = st.st_ino;
 	d->touched = 0;
+	d->pending = 0;
+	d->database = root == c->db_root;
 	dirhash_insert(c, (int)c->ndirs);
 	return (int)c->ndirs++;
 fail:
@@ -637,7 +647,10 @@ int commit_fdatasync_open(struct unpkg_commit *c, struct unpkg_err *err)
 	return 0;
 }
 
-int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err)
+/* The files still open (fdatasync), then the touched directories, or
+ * only the database's (fsync). */
+static int fsync_dirs(struct unpkg_commit *c, int database_only,
+		      struct unpkg_err *err)
 {
 	size_t i;
 
@@ -646,7 +659,8 @@ int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err)
 	for (i = 0; i < c->ndirs; i++) {
 		int fd;
 
-		if (!c->dirs[i].touched)
+		if (!c->dirs[i].touched ||
+		    (database_only && !c->dirs[i].database))
 			continue;
 		fd = unpkg_commit_dirfd(c, (int)i, err);
 		if (fd < 0)
@@ -657,6 +671,16 @@ int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err)
 					     c->dirs[i].shown);
 	}
 	return 0;
+}
+
+int commit_fsync_touched_dirs(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	return fsync_dirs(c, 0, err);
+}
+
+int commit_fsync_database_dirs(struct unpkg_commit *c, struct unpkg_err *err)
+{
+	return fsync_dirs(c, 1, err);
 }
 
 int commit_syncfs_touched(struct unpkg_commit *c, struct unpkg_err *err)

@@ -25,7 +25,11 @@
  *   syncfs  one syncfs() per filesystem at the barrier and again after the
  *           renames; the dpkg strategy falls back to it, with a notice, when
  *           sync_file_range fails with ENOSYS, EINVAL, ESPIPE or EOPNOTSUPP
- *   none    no syncs at all (--force-unsafe-io); renames stay atomic
+ *   none    --force-unsafe-io: no syncs for the packages' files, whose
+ *           renames stay atomic; the database's files (the directories of
+ *           the root given to unpkg_commit_database_root()) are still
+ *           fdatasync'ed before their renames and their directories
+ *           fsync'ed after, as dpkg keeps its database syncs then
  * Every strategy but dpkg commits once per run (unpkg_commit_per_run).
  * A failed fdatasync/fsync/syncfs is never retried: it fails the commit.
  *
@@ -187,6 +191,13 @@ int unpkg_commit_name_root(struct unpkg_commit *c,
 			   const struct unpkg_root *root, const char *shown,
 			   struct unpkg_err *err);
 
+/* Directories registered beneath `root` hold the dpkg database: their
+ * files and renames are made durable by every strategy, none included
+ * (unsafe io may lose the packages' files, never the database).  The same
+ * directory reached through another root counts as the database's too. */
+void unpkg_commit_database_root(struct unpkg_commit *c,
+				const struct unpkg_root *root);
+
 /* Register the directory `relpath` beneath `root` (opened with the root's
  * resolver, so symlinks stay inside the root) and return its handle
  * (>= 0).  The same directory reached by another path gets the same
@@ -231,7 +242,8 @@ int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err);
  * entry of the transaction (the database's new status file): it is made
  * durable with the staged data at the next barrier, or, handed over from
  * the `renamed` hook of unpkg_commit_finish_hooked(), with the renames.
- * Then it is closed; it is never renamed, restored or removed.  `name`
+ * Then it is closed; it is never renamed, restored or removed.  Every
+ * strategy syncs it, none included: it belongs to the database.  `name`
  * names it in messages.  The descriptor passes to the commit object even
  * on error. */
 int unpkg_commit_sync_with(struct unpkg_commit *c, int dir, const char *name,

@@ -31,7 +31,9 @@ enum {
 					   * ADMINDIR (mkdir -p), info/,
 					   * updates/, triggers/, empty status */
 	UNPKG_DB_LOCK_FRONTEND = 1 << 1, /* also take lock-frontend (first) */
-	UNPKG_DB_NOSYNC = 1 << 2,	  /* --force-unsafe-io: no fsyncs */
+	/* No fsyncs: a database that need not survive a crash (tests).
+	 * --force-unsafe-io keeps the database's syncs, as dpkg does. */
+	UNPKG_DB_NOSYNC = 1 << 2,
 	UNPKG_DB_READONLY = 1 << 3,	  /* no locks, no writes (queries) */
 };
 

@@ -146,11 +146,91 @@ out:
 	return ret;
 }
 
+/* Where a line of a procfs file names device `dev`, pick() returns the
+ * token wanted from it (and its length), else NULL. */
+typedef const char *pick_fn(const char *line, dev_t dev, size_t *len);
+
+/* The token pick() finds on the first line of PROC/FILE that names `dev`,
+ * into out.  0 found, 1 not found or unreadable, -1 on error. */
+static int proc_token(const char *proc, const char *file, pick_fn *pick,
+		      dev_t dev, char *out, size_t size, struct unpkg_err *err)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0, len;
+	FILE *f;
+	int rc = 1, n;
+
+	n = snprintf(path, sizeof(path), "%s/%s", proc, file);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return unpkg_err_set(err, UNPKG_ERR_USAGE,
+				     "procfs path too long: %s", proc);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOMEM ? unpkg_err_nomem(err) : 1;
+	errno = 0;
+	while (getline(&line, &cap, f) != -1) {
+		const char *tok = pick(line, dev, &len);
+
+		if (tok == NULL || len == 0 || len >= size)
+			continue;
+		memcpy(out, tok, len);
+		out[len] = '\0';
+		rc = 0;
+		break;
+	}
+	if (rc != 0 && errno == ENOMEM)
+		rc = unpkg_err_nomem(err);
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+/* A line of /proc/partitions, "MAJOR MINOR BLOCKS NAME": the name.  It
+ * lists every block device with a size, so it names the device for a
+ * chroot or container where /proc is mounted and /sys is not. */
+static const char *pick_partition(const char *line, dev_t dev, size_t *len)
+{
+	unsigned int maj, min;
+	unsigned long long blocks;
+	int end = 0;
+
+	/* the heading and the blank line do not scan */
+	if (sscanf(line, "%u %u %llu %n", &maj, &min, &blocks, &end) != 3 ||
+	    end == 0 || maj != major(dev) || min != minor(dev))
+		return NULL;
+	*len = strcspn(line + end, " \t\n");
+	return line + end;
+}
+
+/* A line of mountinfo, "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS
+ * [TAGS...] - TYPE ...": the type of the mount. */
+static const char *pick_mount_type(const char *line, dev_t dev, size_t *len)
+{
+	char want[64];
+	const char *p = line, *sep;
+	int field;
+
+	snprintf(want, sizeof(want), "%u:%u ", major(dev), minor(dev));
+	for (field = 0; field < 2 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p || strncmp(p, want, strlen(want)) != 0)
+		return NULL;
+	sep = strstr(p, " - ");
+	if (!sep)
+		return NULL;
+	*len = strcspn(sep + 3, " \n");
+	return sep + 3;
+}
+
 /* The kernel's name of block device `dev` ("sda1", "dm-0", "loop3"): the
- * last component of the /sys/dev/block/MAJ:MIN link.  0 on success, 1 if
- * it cannot be found, -1 on error. */
-static int kernel_name(const char *sys, dev_t dev, char *name, size_t size,
-		       struct unpkg_err *err)
+ * last component of the /sys/dev/block/MAJ:MIN link, or where sysfs is
+ * not mounted, its line in /proc/partitions.  0 on success, 1 if it
+ * cannot be found, -1 on error. */
+static int kernel_name(const char *sys, const char *proc, dev_t dev,
+		       char *name, size_t size, struct unpkg_err *err)
 {
 	char path[PATH_MAX], target[PATH_MAX];
 	const char *base;
@@ -164,7 +244,8 @@ static int kernel_name(const char *sys, dev_t dev, char *name, size_t size,
 				     "sysfs path too long: %s", sys);
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n <= 0)
-		return 1;
+		return proc_token(proc, "partitions", pick_partition, dev,
+				  name, size, err);
 	target[n] = '\0';
 	while (n > 1 && target[n - 1] == '/')
 		target[--n] = '\0';
@@ -226,73 +307,21 @@ static int ext4_driver_journal(const char *sys, const char *proc,
 	return 1;
 }
 
-/* The type of a mount of device `dev` in mountinfo ("ext2", ...) into
- * fstype.  0 found, 1 not found or unreadable, -1 on error. */
-static int mount_type(const char *proc, dev_t dev, char *fstype, size_t size,
-		      struct unpkg_err *err)
-{
-	char path[PATH_MAX], want[64];
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *f = NULL;
-	int rc = 1, len;
-
-	len = snprintf(path, sizeof(path), "%s/self/mountinfo", proc);
-	if (len < 0 || (size_t)len >= sizeof(path))
-		return unpkg_err_set(err, UNPKG_ERR_USAGE,
-				     "procfs path too long: %s", proc);
-	snprintf(want, sizeof(want), "%u:%u", major(dev), minor(dev));
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOMEM ? unpkg_err_nomem(err) : 1;
-	errno = 0;
-	while (getline(&line, &cap, f) != -1) {
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE ... */
-		char *p = line, *sep, *type;
-		size_t tlen;
-		int field;
-
-		for (field = 0; field < 2 && p; field++) {
-			p = strchr(p, ' ');
-			if (p)
-				p++;
-		}
-		if (!p || strncmp(p, want, strlen(want)) != 0 ||
-		    p[strlen(want)] != ' ')
-			continue;
-		sep = strstr(p, " - ");
-		if (!sep)
-			continue;
-		type = sep + 3;
-		tlen = strcspn(type, " \n");
-		if (tlen == 0 || tlen >= size)
-			continue;
-		memcpy(fstype, type, tlen);
-		fstype[tlen] = '\0';
-		rc = 0;
-		break;
-	}
-	if (rc != 0 && errno == ENOMEM)
-		rc = unpkg_err_nomem(err);
-	free(line);
-	fclose(f);
-	return rc;
-}
-
 static int classify_ext(dev_t dev, const char *sys, const char *proc,
 			enum unpkg_fsclass *out, struct unpkg_err *err)
 {
 	char name[256], fstype[32];
 	int rc, journal;
 
-	rc = kernel_name(sys, dev, name, sizeof(name), err);
+	rc = kernel_name(sys, proc, dev, name, sizeof(name), err);
 	if (rc < 0)
 		return -1;
 	if (rc == 0 && ext4_driver_journal(sys, proc, name, &journal) == 0) {
 		*out = journal ? UNPKG_FSCLASS_EXT4 : UNPKG_FSCLASS_EXT2;
 		return 0;
 	}
-	rc = mount_type(proc, dev, fstype, sizeof(fstype), err);
+	rc = proc_token(proc, "self/mountinfo", pick_mount_type, dev, fstype,
+			sizeof(fstype), err);
 	if (rc < 0)
 		return -1;
 	*out = UNPKG_FSCLASS_OTHER;

@@ -12,8 +12,10 @@
  * whether the filesystem has a journal, which the mount type does not tell
  * (ext4 can be made without one, and the ext4 driver also mounts ext2 and
  * ext3).  So for them the device number of the fd (fstat) is turned into
- * the kernel's name of the block device (the /sys/dev/block/MAJ:MIN link),
- * and the ext4 driver's view of the mounted filesystem is read:
+ * the kernel's name of the block device (the /sys/dev/block/MAJ:MIN link,
+ * or where /sys is missing, as in many chroots, the device's line in
+ * /proc/partitions), and the ext4 driver's view of the mounted filesystem
+ * is read:
  *   1. /sys/fs/ext4/NAME/journal_task: "<none>" without a journal, the pid
  *      of the journal thread with one (newer kernels);
  *   2. else /proc/fs/ext4/NAME/options: a "data=" option is listed exactly

@@ -2082,7 +2082,8 @@ static int record_triggers(struct run *r, struct unpkg_err *err)
 						      activate, &c, err) < 0)
 				return -1;
 	}
-	return unpkg_triggers_write(r->trig, r->o->sync == UNPKG_SYNC_NONE,
+	/* the database: synced even with --force-unsafe-io */
+	return unpkg_triggers_write(r->trig, 0,
 				    &r->stats->fsync, err);
 }
 
@@ -2775,8 +2776,6 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	unpkg_strmap_init(&r.override_map);
 	if (o->frontend_lock)
 		dbflags |= UNPKG_DB_LOCK_FRONTEND;
-	if (o->sync == UNPKG_SYNC_NONE)
-		dbflags |= UNPKG_DB_NOSYNC;
 	if (unpkg_root_open(o->instdir, o->root_flags, &r.root, err) < 0 ||
 	    unpkg_db_open(o->admindir, dbflags, &r.db, err) < 0 ||
 	    unpkg_root_open(o->admindir, o->root_flags, &r.admroot, err) < 0 ||
@@ -2789,6 +2788,9 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 				   0, &r.commit, err) < 0 ||
 	    unpkg_commit_name_root(r.commit, r.admroot, o->admindir, err) < 0)
 		goto out;
+	/* --force-unsafe-io may lose the packages' files, never the
+	 * database: its writes are synced in every mode, as dpkg's are. */
+	unpkg_commit_database_root(r.commit, r.admroot);
 	timed(&r, UNPKG_PHASE_PLAN, t);
 	t = unpkg_now();
 	r.pkgs = calloc(n != 0 ? n : 1, sizeof(*r.pkgs));

@@ -234,7 +234,10 @@ START_TEST(test_hooks)
 	ck_assert_uint_eq(st.fdatasync, 4);
 	ck_assert_uint_eq(st.fsync, 1);
 	hooked_run(UNPKG_SYNC_NONE, 1, &st);
-	ck_assert_uint_eq(st.fdatasync + st.fsync + st.syncfs, 0);
+	/* the database's files, early and late, and nothing else: d is not
+	 * a directory of the database */
+	ck_assert_uint_eq(st.fdatasync, 2);
+	ck_assert_uint_eq(st.fsync + st.syncfs + st.sync_file_range, 0);
 }
 END_TEST
 
@@ -342,6 +345,82 @@ START_TEST(test_none_counts)
 	ck_assert_uint_eq(f.st.rename, 1);
 	check_content(&f, "d/a", "alpha");
 	teardown(&f);
+}
+END_TEST
+
+/* none (--force-unsafe-io): the database's files are still synced before
+ * their renames, and its directories after; the packages' files are not.
+ * The database is a second root here, as in an install, and one of its
+ * directories is also reached through the installation root first.
+ * Returns 0 if all went as it should, else the number of the first check
+ * that failed (for a forked child without Check's asserts). */
+static int none_database_run(void)
+{
+	struct fixture f;
+	struct unpkg_root *adm;
+	struct unpkg_err err;
+	int d, info, plain, bad = 0;
+
+	setup(&f, UNPKG_SYNC_NONE, 0);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(mkdir(at(&f, "d/admin"), 0755), 0);
+	ck_assert_int_eq(mkdir(at(&f, "d/admin/info"), 0755), 0);
+	ck_assert_msg(unpkg_root_open(at(&f, "d/admin"), 0, &adm, &err) == 0,
+		      "%s", err.msg);
+	d = dir_handle(&f, "d");
+	/* registered as a package's directory before the commit learns
+	 * where the database is: it becomes the database's on sight */
+	plain = dir_handle(&f, "d/admin/info");
+	unpkg_commit_database_root(f.c, adm);
+	info = unpkg_commit_dir(f.c, adm, "info", &err);
+	stage_file(&f, d, "a", "alpha", 0);
+	stage_file(&f, d, "b", "beta", 0);
+	stage_file(&f, info, "pkg.list", "/d/a\n/d/b\n", 0);
+	sync_with(&f, unpkg_commit_dir(f.c, adm, "", &err), "status-new",
+		  "Package: pkg\n");
+	finish(&f);
+	if (info != plain)
+		bad = 1;
+	/* pkg.list and status-new; info/ after the renames */
+	else if (f.st.fdatasync != 2 || f.st.fsync != 1)
+		bad = 2;
+	else if (f.st.syncfs + f.st.sync_file_range != 0)
+		bad = 3;
+	else if (f.st.rename != 3)
+		bad = 4;
+	else if (strcmp(unpkg_commit_strategy(f.c), "none") != 0 ||
+		 f.notice[0] != '\0')
+		bad = 5;
+	check_content(&f, "d/admin/info/pkg.list", "/d/a\n/d/b\n");
+	check_content(&f, "d/b", "beta");
+	teardown(&f);
+	unpkg_root_free(adm);
+	return bad;
+}
+
+START_TEST(test_none_syncs_database)
+{
+	ck_assert_int_eq(none_database_run(), 0);
+}
+END_TEST
+
+/* Where io_uring is refused, none makes the same syncs one by one, with
+ * no notice and no change of strategy. */
+START_TEST(test_none_without_uring)
+{
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (tu_deny_syscall(__NR_io_uring_setup, ENOSYS) < 0)
+			_exit(99);
+		_exit(none_database_run());
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
 }
 END_TEST
 
@@ -978,6 +1057,8 @@ int main(void)
 	tcase_add_test(tc, test_dpkg_counts);
 	tcase_add_test(tc, test_syncfs_counts);
 	tcase_add_test(tc, test_none_counts);
+	tcase_add_test(tc, test_none_syncs_database);
+	tcase_add_test(tc, test_none_without_uring);
 	tcase_add_test(tc, test_uring_counts);
 	tcase_add_test(tc, test_uring_fallback);
 	tcase_add_test(tc, test_backup_release);

@@ -353,6 +353,30 @@ START_TEST(test_ext_mountinfo)
 }
 END_TEST
 
+/* No sysfs, as in a chroot: the kernel's name of the device comes from
+ * /proc/partitions, and the ext4 driver's options under /proc tell the
+ * journal. */
+START_TEST(test_ext_no_sys)
+{
+	struct fake f;
+
+	fake_init(&f);
+	snprintf(f.sys, sizeof(f.sys), "%s/no-sys", f.top);
+	fake_put(f.proc, "partitions",
+		 "major minor  #blocks  name\n\n"
+		 "   8       10      1024 sda10\n"
+		 "   8        1   1048576 sda1\n"
+		 " 254        0 268435456 vda\n");
+	fake_put(f.proc, "fs/ext4/sda1/options", options_journal);
+	fake_put(f.proc, "fs/ext4/sda10/options", options_nojournal);
+	ck_assert_int_eq(fake_classify(&f, makedev(8, 1)), UNPKG_FSCLASS_EXT4);
+	ck_assert_int_eq(fake_classify(&f, makedev(8, 10)), UNPKG_FSCLASS_EXT2);
+	/* not listed: the mount type, then other */
+	ck_assert_int_eq(fake_classify(&f, makedev(8, 2)), UNPKG_FSCLASS_OTHER);
+	fake_free(&f);
+}
+END_TEST
+
 START_TEST(test_ext_nothing)
 {
 	struct unpkg_err err;
@@ -399,29 +423,27 @@ struct realfs {
 	const char *type;	/* mount -t */
 	const char *size;	/* image size */
 	enum unpkg_fsclass want;
-	/* With sysfs hidden, only the mount type is left to go by. */
-	enum unpkg_fsclass want_by_type;
 	char mnt[PATH_MAX];
 	int ok;
 };
 
 static struct realfs realfs[] = {
 	{ "ext4", { "mkfs.ext4", "-q", "-F" }, "ext4", "64M",
-	  UNPKG_FSCLASS_EXT4, UNPKG_FSCLASS_OTHER, "", 0 },
+	  UNPKG_FSCLASS_EXT4, "", 0 },
 	{ "ext4-nojournal", { "mkfs.ext4", "-q", "-F", "-O", "^has_journal" },
-	  "ext4", "64M", UNPKG_FSCLASS_EXT2, UNPKG_FSCLASS_OTHER, "", 0 },
+	  "ext4", "64M", UNPKG_FSCLASS_EXT2, "", 0 },
 	{ "ext3", { "mkfs.ext3", "-q", "-F" }, "ext3", "64M",
-	  UNPKG_FSCLASS_EXT4, UNPKG_FSCLASS_EXT4, "", 0 },
+	  UNPKG_FSCLASS_EXT4, "", 0 },
 	{ "ext2", { "mkfs.ext2", "-q", "-F" }, "ext2", "64M",
-	  UNPKG_FSCLASS_EXT2, UNPKG_FSCLASS_EXT2, "", 0 },
+	  UNPKG_FSCLASS_EXT2, "", 0 },
 	{ "xfs", { "mkfs.xfs", "-q", "-f" }, "xfs", "320M",
-	  UNPKG_FSCLASS_XFS, UNPKG_FSCLASS_XFS, "", 0 },
+	  UNPKG_FSCLASS_XFS, "", 0 },
 	{ "btrfs", { "mkfs.btrfs", "-q", "-f" }, "btrfs", "256M",
-	  UNPKG_FSCLASS_BTRFS, UNPKG_FSCLASS_BTRFS, "", 0 },
+	  UNPKG_FSCLASS_BTRFS, "", 0 },
 	{ "tmpfs", { NULL }, "tmpfs", NULL,
-	  UNPKG_FSCLASS_TMPFS, UNPKG_FSCLASS_TMPFS, "", 0 },
+	  UNPKG_FSCLASS_TMPFS, "", 0 },
 	{ "overlay", { NULL }, "overlay", NULL,
-	  UNPKG_FSCLASS_OVERLAY, UNPKG_FSCLASS_OVERLAY, "", 0 },
+	  UNPKG_FSCLASS_OVERLAY, "", 0 },
 };
 #define N_REALFS (sizeof(realfs) / sizeof(realfs[0]))
 
@@ -568,9 +590,10 @@ START_TEST(test_real)
 }
 END_TEST
 
-/* The fallbacks on the real /proc: with sysfs hidden only the mount type
- * in mountinfo is left; with the ext4 driver's sysfs directory hidden (a
- * kernel without journal_task), /proc/fs/ext4/NAME/options decides. */
+/* The fallbacks on the real /proc: with sysfs hidden (a chroot without
+ * /sys), /proc/partitions names the device and the ext4 driver's options
+ * under /proc decide, as they do with the ext4 driver's sysfs directory
+ * hidden (a kernel without journal_task). */
 START_TEST(test_real_fallbacks)
 {
 	struct realfs *r = &realfs[_i];
@@ -595,9 +618,9 @@ START_TEST(test_real_fallbacks)
 	ck_assert_int_eq(unpkg_fsclass_classify((unsigned long)sfs.f_type,
 						st.st_dev, "/nonexistent/sys",
 						"/proc", &c, &err), 0);
-	ck_assert_msg(c == r->want_by_type, "%s by mount type: %s, expected %s",
+	ck_assert_msg(c == r->want, "%s without sysfs: %s, expected %s",
 		      r->label, unpkg_fsclass_name(c),
-		      unpkg_fsclass_name(r->want_by_type));
+		      unpkg_fsclass_name(r->want));
 
 	if (((unsigned long)sfs.f_type & 0xFFFFFFFFUL) != EXT_MAGIC)
 		return;
@@ -643,6 +666,7 @@ int main(void)
 	tcase_add_test(tc, test_ext_journal_task);
 	tcase_add_test(tc, test_ext_options);
 	tcase_add_test(tc, test_ext_mountinfo);
+	tcase_add_test(tc, test_ext_no_sys);
 	tcase_add_test(tc, test_ext_nothing);
 	tcase_add_test(tc, test_detect_errors);
 	suite_add_tcase(s, tc);

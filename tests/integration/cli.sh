@@ -100,8 +100,12 @@ echo force-unsafe-io >"$UNPKG_CONFDIR/dpkg.cfg.d/docker-apt-speedup"
 run 0 cfg --root="$r" --stats --unpack "$deb"
 assert_grep '^stats: sync mode: none \(force-unsafe-io in .*docker-apt-speedup\)' \
 	"$TESTDIR/cfg.out" "force-unsafe-io from dpkg.cfg.d"
-assert_grep '^stats: calls sync_file_range=0 fdatasync=0 fsync=0 syncfs=0 ' \
-	"$TESTDIR/cfg.out" "no syncs with force-unsafe-io"
+# no syncs for the package's files, the database's as ever: status-new
+# twice (mark, record), info/PKG.list and .md5sums; the admin directory
+# twice and info/ once (through io_uring the record's status-new gets an
+# fsync, with info/)
+assert_grep '^stats: calls sync_file_range=0 (fdatasync=4 fsync=3|fdatasync=3 fsync=4) syncfs=0 ' \
+	"$TESTDIR/cfg.out" "only the database synced with force-unsafe-io"
 run 0 refuse --root="$r" --refuse-unsafe-io --stats --unpack "$deb"
 assert_grep '^stats: sync mode: [a-z]+ \(auto for [a-z0-9+]+, --refuse-unsafe-io\)' \
 	"$TESTDIR/refuse.out" "--refuse-unsafe-io"
