@@ -396,7 +396,7 @@ detach_all() {
 	local d
 	[ -z "$PIN_PID" ] || stop "$PIN_PID"
 	[ -z "$BYSTANDER_PID" ] || stop "$BYSTANDER_PID"
-	PIN_PID= BYSTANDER_PID=
+	PIN_PID='' BYSTANDER_PID=''
 	if mountpoint -q "$W/m"; then
 		umount "$W/m" || umount -l "$W/m"
 	fi
@@ -443,6 +443,10 @@ cleanup_powerloss() {
 	on_exit
 }
 trap cleanup_powerloss EXIT
+# (a signal ends the test through the same release)
+trap 'exit 143' TERM
+trap 'exit 130' INT
+trap 'exit 129' HUP
 
 # --- file systems ---------------------------------------------------------------
 fs_size() {

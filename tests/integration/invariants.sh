@@ -195,10 +195,13 @@ function staged(p,  parts, n, i, b) {
 # information from and that is old or new as a whole: not status and
 # updates/ (each run rewrites them several times; I3 and I8 check that
 # they parse and what they say), not the temporary names of a write in
-# flight (NAME-new, NAME.dpkg-new, NAME.dpkg-tmp, NAME.dpkg-old)
+# flight (NAME-new, NAME.dpkg-new, NAME.dpkg-tmp, NAME.dpkg-old), not
+# the scratch space of dpkg (tmp.ci/, the control area of the package
+# being unpacked, and reassemble.deb)
 function dbfile(k, l) {
 	if (l !~ /^[^ ]+ f /) return 0
 	if (k == "var/lib/dpkg/status" || k ~ /^var\/lib\/dpkg\/updates\//) return 0
+	if (k ~ /^var\/lib\/dpkg\/(tmp\.ci\/|reassemble\.deb$)/) return 0
 	return k !~ /(-new|\.dpkg-(new|tmp|old))$/
 }
 function newpath(P) { return (P in hnew) ? hnew[P] : cnew[P] }
