@@ -18,7 +18,9 @@
  *       unit with a probability that is itself drawn from SEED, so that
  *       the subsets range from nearly empty to nearly full.  A unit whose
  *       record comes later overwrites an earlier one where both are taken.
- *       OUT is created or truncated, sparse where BASE is.  Prints
+ *       OUT must not exist: it is created, sparse where BASE is.  A state
+ *       is never rebuilt into the file (the inode) of an earlier one, which
+ *       a file system still alive somewhere could write to.  Prints
  *           K SEED UNITS TAKEN
  *   crashimg units LOG K SEED
  *       The units build would take, one "SEQ OFFSET LENGTH TYPE" line each
@@ -412,7 +414,7 @@ static int cmd_build(const struct log *l, const char *base, const char *out_path
 			base, (intmax_t)st.st_size, l->size);
 		goto out;
 	}
-	out = open(out_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	out = open(out_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (out < 0) {
 		perror(out_path);
 		goto out;

@@ -1,4 +1,4 @@
-# invariants.sh - the crash-safety contract (DESIGN.md section 3, I1-I7)
+# invariants.sh - the crash-safety contract (DESIGN.md section 3, I1-I8)
 # shellcheck shell=bash
 # checked on a root that a crash or a fault left behind, and on the root a
 # re-run made of it.  Shared by tests/integration/faults.sh (SIGKILL and
@@ -35,12 +35,17 @@ statuses() {
 # With "db", the database's files are included, with their content hash
 # but without their times, except dpkg's private files that db_manifest
 # leaves out too (lock files, status-old, an empty triggers/Unincorp).
+# A file or directory that cannot be read (EIO, or EUCLEAN in a damaged
+# crash state) does not stop it: a file's line says md5=UNREADABLE and the
+# errors go to INV_WORK/fp.err (emptied first), for inv_read_errors.
 fingerprint() {
-	local root=${1%/} db=${2:-} md5=${INV_WORK:-$TESTDIR}/fp.md5
-	(cd "$root" && find . -path ./var/log -prune -o -type f -print0 |
-		xargs -0r md5sum) >"$md5"
-	find "$root" -path "$root/var/log" -prune -o \
-		-printf '%y %n %D:%i %m %U:%G %s %T@ %P\t%l\n' |
+	local root=${1%/} db=${2:-} w=${INV_WORK:-$TESTDIR}
+	local md5=$w/fp.md5 err=$w/fp.err
+	: >"$err"
+	(cd "$root" && { find . -path ./var/log -prune -o -type f -print0 2>>"$err" || true; } |
+		{ xargs -0r md5sum 2>>"$err" || true; }) >"$md5"
+	{ find "$root" -path "$root/var/log" -prune -o \
+		-printf '%y %n %D:%i %m %U:%G %s %T@ %P\t%l\n' 2>>"$err" || true; } |
 		awk -v md5="$md5" -v db="$db" '
 	BEGIN {
 		while ((getline l <md5) > 0) {
@@ -61,7 +66,7 @@ fingerprint() {
 		if (isdb && (db == "" || p in skip)) next
 		if (p == "var/lib/dpkg/triggers/Unincorp" && f[6] == 0) next
 		line = p " " f[1] " " sprintf("%04d", f[4]) " " f[5]
-		if (f[1] == "f") line = line " size=" f[6] " md5=" sum[p]
+		if (f[1] == "f") line = line " size=" f[6] " md5=" ((p in sum) ? sum[p] : "UNREADABLE")
 		if (f[1] == "l") line = line " -> " target
 		if (f[1] != "d" && !isdb) line = line " mtime=" f[7]
 		n++
@@ -75,6 +80,19 @@ fingerprint() {
 			print L[i]
 		}
 	}' | sort
+}
+
+# inv_read_errors OUT WHAT FILE...: the read errors (EIO, EUCLEAN, ...) in
+# the standard error FILEs of commands that read a crash or fault state,
+# appended to OUT as one finding of class FS: a state that cannot be read
+# is file-system damage reported with the state, never a reason for the
+# test to stop.  The shell's warning about NUL bytes in a torn database
+# file is not a read error (the checks report such a file themselves).
+inv_read_errors() {
+	local out=$1 what=$2 errs
+	shift 2
+	errs=$(cat -- "$@" 2>/dev/null | grep -v 'ignored null byte' | head -n 3 | tr '\n' ' ') || true
+	[ -z "$errs" ] || echo "FS: cannot read $what: $errs" >>"$out"
 }
 
 # pkg_paths ROOT PKG...: "PKG TAB PATH TAB conf|-" for each PKG that ROOT
@@ -136,14 +154,18 @@ INV_CHECKER='
 function key(l,  i) { i = index(l, " "); return i ? substr(l, 1, i - 1) : l }
 function v(inv, msg) { print inv ": " msg }
 function known(tag) { return "[known bug: " tag "]" }
-function put(arr, l,  k) {
+# put(ARR, DB, L): a line of a fingerprint; the files of the database go
+# to DB too (see dbfile)
+function put(arr, db, l,  k) {
 	k = key(l)
+	# (a database file linked to its backup is the same file to a reader)
+	sub(/ hardlink=[^ ]*$/, "", l)
 	if (substr(k, 1, 13) == "var/lib/dpkg/") {
 		if (k ~ /^var\/lib\/dpkg\/info\/[^\/]+$/ && k !~ /\.dpkg-(new|tmp)$/)
 			arr[k] = l
+		if (dbfile(k, l)) db[k] = l
 		return
 	}
-	sub(/ hardlink=[^ ]*$/, "", l)
 	arr[k] = l
 }
 # same_info(ARR, P): "" if info/P.* in CURRENT is what ARR has, else the
@@ -169,12 +191,25 @@ function staged(p,  parts, n, i, b) {
 	}
 	return 0
 }
+# dbfile(K, L): K is a file of the database that a reader takes
+# information from and that is old or new as a whole: not status and
+# updates/ (each run rewrites them several times; I3 and I8 check that
+# they parse and what they say), not the temporary names of a write in
+# flight (NAME-new, NAME.dpkg-new, NAME.dpkg-tmp, NAME.dpkg-old), not
+# the scratch space of dpkg (tmp.ci/, the control area of the package
+# being unpacked, and reassemble.deb)
+function dbfile(k, l) {
+	if (l !~ /^[^ ]+ f /) return 0
+	if (k == "var/lib/dpkg/status" || k ~ /^var\/lib\/dpkg\/updates\//) return 0
+	if (k ~ /^var\/lib\/dpkg\/(tmp\.ci\/|reassemble\.deb$)/) return 0
+	return k !~ /(-new|\.dpkg-(new|tmp|old))$/
+}
 function newpath(P) { return (P in hnew) ? hnew[P] : cnew[P] }
 FILENAME == ARGV[1] { split($0, a, "\t"); own[a[2]] = a[1]; if (a[3] == "conf") conf[a[2]] = 1; next }
 FILENAME == ARGV[2] { oldv[$1] = $2; newv[$1] = $3; inrun[$1] = 1; next }
-FILENAME == ARGV[3] { put(O, $0); next }
-FILENAME == ARGV[4] { put(N, $0); next }
-FILENAME == ARGV[5] { put(C, $0); next }
+FILENAME == ARGV[3] { put(O, DO, $0); next }
+FILENAME == ARGV[4] { put(N, DN, $0); next }
+FILENAME == ARGV[5] { put(C, DC, $0); next }
 FILENAME == ARGV[6] { ver[$1] = $2; eflag[$1] = $4; state[$1] = $5; cur[$1] = $0; next }
 FILENAME == ARGV[7] { before[$1] = $0; next }
 END {
@@ -208,11 +243,20 @@ END {
 			if (n != "ABSENT") kept[P] = p
 		}
 	}
+	# I8 (every mode): the entry and info/ files of a package that is
+	# not part of the run, and every database file as a whole
 	for (P in before) {
 		if (P in inrun) continue
-		if (cur[P] != before[P]) v("I7", P " is not part of the run; its status was [" before[P] "], now [" cur[P] "]")
-		if ((k = same_info(O, P)) != "") v("I7", P " is not part of the run; its " k " changed")
+		if (cur[P] != before[P]) v("I8", P " is not part of the run; its status was [" before[P] "], now [" cur[P] "]")
+		if ((k = same_info(O, P)) != "") v("I8", P " is not part of the run; its " k " changed")
 	}
+	for (p in DC)
+		if (!((p in DO) && DC[p] == DO[p]) && !((p in DN) && DC[p] == DN[p]))
+			v("I8", "database file " p " is [" DC[p] "], neither its old [" \
+				((p in DO) ? DO[p] : "ABSENT") "] nor its new [" ((p in DN) ? DN[p] : "ABSENT") "]")
+	for (p in DO)
+		if ((p in DN) && !(p in DC))
+			v("I8", "database file " p " is missing, neither its old [" DO[p] "] nor its new [" DN[p] "]")
 	for (P in inrun) {
 		if (newness != "") print P, ((P in hnew) || (P in cnew) ? newpath(P) : "-") >newness
 		st = (P in state) ? state[P] : "absent"
@@ -249,23 +293,33 @@ END {
 }'
 
 # inv_check_state ROOT REF OUT: check the state a crash or fault left in
-# ROOT against the case in REF (I1-I5, I7: the database parses, the paths
-# and statuses agree with the contract); one line per violation is
-# appended to OUT.  Left in INV_WORK: cur.status (statuses ROOT), cur.fp
-# (fingerprint ROOT db) and cur.newness ("PKG NEWPATH", see INV_CHECKER).
+# ROOT against the case in REF (I1-I5, I7, I8: the database parses, the
+# paths and statuses agree with the contract); one line per violation is
+# appended to OUT, "FS: ..." for files that cannot be read.  Left in
+# INV_WORK: cur.status (statuses ROOT), cur.fp (fingerprint ROOT db) and
+# cur.newness ("PKG NEWPATH", see INV_CHECKER).
+#
+# I8 holds in every mode, --force-unsafe-io included, where I1-I7 need not
+# (DESIGN.md section 3): status and updates/ parse, a package that is not
+# part of the run keeps its exact status entry and info/ files, and each
+# other database file is its old or its new content.  A database that
+# does not parse is reported as I3 and as I8.
 inv_check_state() {
-	local root=$1 ref=$2 out=$3 w=${INV_WORK:-$TESTDIR} rc=0
-	# I3: the database parses.
+	local root=$1 ref=$2 out=$3 w=${INV_WORK:-$TESTDIR} rc=0 msg
+	# I3, I8: the database parses.
 	statuses "$root" >"$w/cur.status" 2>"$w/cur.status.err" || rc=$?
 	if [ "$rc" -ne 0 ] || [ -s "$w/cur.status.err" ]; then
-		echo "I3: dpkg-query -W exit $rc: $(head -c 300 "$w/cur.status.err" | tr '\n' ' ')" >>"$out"
+		msg="dpkg-query -W exit $rc: $(head -c 300 "$w/cur.status.err" | tr '\n' ' ')"
+		printf 'I3: %s\nI8: %s\n' "$msg" "$msg" >>"$out"
 	fi
 	rc=0
 	dpkg --root="$root" --audit >/dev/null 2>"$w/audit.err" || rc=$?
 	if [ "$rc" -ne 0 ] || grep -qi 'error' "$w/audit.err"; then
-		echo "I3: dpkg --audit exit $rc: $(head -c 300 "$w/audit.err" | tr '\n' ' ')" >>"$out"
+		msg="dpkg --audit exit $rc: $(head -c 300 "$w/audit.err" | tr '\n' ' ')"
+		printf 'I3: %s\nI8: %s\n' "$msg" "$msg" >>"$out"
 	fi
 	fingerprint "$root" db >"$w/cur.fp"
+	inv_read_errors "$out" "the state" "$w/fp.err"
 	awk -v newness="$w/cur.newness" "$INV_CHECKER" "$ref/paths" "$ref/versions" \
 		"$ref/old.fp" "$ref/new.fp" "$w/cur.fp" "$w/cur.status" \
 		"$ref/old.status" >>"$out"
@@ -308,15 +362,18 @@ inv_converge_tag() {
 inv_check_converged() {
 	local root=$1 ref=$2 out=$3 w=${INV_WORK:-$TESTDIR} debris
 	fingerprint "$root" db >"$w/conv.fp"
+	inv_read_errors "$out" "the re-run's root" "$w/fp.err"
 	if cmp -s "$ref/new.fp" "$w/conv.fp"; then
 		return 0
 	fi
 	# The fingerprints differ: the manifests of the test library decide
-	# and show how.
-	tree_manifest "$root" >"$w/conv.tree"
-	# (a database file torn by a crash may hold NUL bytes, which the
-	# shell warns about: the diff shows them)
-	db_manifest "$root" >"$w/conv.db" 2>/dev/null
+	# and show how.  (Called in a condition, they go on past a file that
+	# cannot be read; what they could not read is reported as FS.  A
+	# database file torn by a crash may hold NUL bytes, which the shell
+	# warns about: the diff shows them.)
+	(trap - ERR; set +e; tree_manifest "$root") >"$w/conv.tree" 2>"$w/conv.tree.err" || true
+	(trap - ERR; set +e; db_manifest "$root") >"$w/conv.db" 2>"$w/conv.db.err" || true
+	inv_read_errors "$out" "the re-run's root" "$w/conv.tree.err" "$w/conv.db.err"
 	if ! diff -u "$ref/new.tree" "$w/conv.tree" >"$w/conv.diff"; then
 		echo "I6: the tree differs from the crash-free run's:$(inv_converge_tag "$w/conv.diff" "$ref/old.tree")" >>"$out"
 		sed -n '3,12s/^/  /p' "$w/conv.diff" >>"$out"
@@ -325,7 +382,7 @@ inv_check_converged() {
 		echo "I6: the database differs from the crash-free run's:" >>"$out"
 		sed -n '3,12s/^/  /p' "$w/conv.diff" >>"$out"
 	fi
-	debris=$(find "$root" \( -name '*.dpkg-new' -o -name '*.dpkg-tmp' \) -printf '%P ')
+	debris=$(find "$root" \( -name '*.dpkg-new' -o -name '*.dpkg-tmp' \) -printf '%P ' 2>/dev/null) || true
 	[ -z "$debris" ] || echo "I2: debris after the re-run: $debris" >>"$out"
 	return 0
 }
