@@ -1,7 +1,7 @@
 #!/bin/bash
 # faults.sh - unpkg killed or failing at every step of a run, and run in
 # unusual environments; after each fault the crash-safety contract
-# (DESIGN.md section 3, invariants I1-I7) is checked.
+# (DESIGN.md section 3, invariants I1-I7, and I8 of doc/design.md) is checked.
 #
 # Fixtures: "keeper" (installed before every scenario, never part of a
 # run), "alpha" and "beta" in versions 1.0 and 2.0 with regular files, a
@@ -38,7 +38,8 @@
 #        with reinstreq; one recorded as unpacked/installed at a version
 #        has that version's files and info/ files; one recorded at its old
 #        version, or not at all, has no new file (I4, I5);
-#      - keeper's files, status and info/ files are untouched (I7);
+#      - keeper's files are untouched (I7), and its status entry and
+#        info/ files (I8);
 #      - unpkg run again without fault exits 0 and leaves exactly the
 #        tree and database (tree_manifest + db_manifest) of the crash-free
 #        run, with no *.dpkg-new / *.dpkg-tmp (I2, I6).

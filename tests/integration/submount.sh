@@ -18,12 +18,6 @@ need_cmd strace mkfs.ext2 mkfs.ext4 mountpoint truncate awk
 
 need_mounts
 
-# auto leaves syncfs for uring beside other programs' unwritten data
-# (strategy.h); the other tests of a parallel make check may leave some.
-# The cases here are about syncfs's per-file-system help, so the bound is
-# out of reach but in the section that tests it.
-export UNPKG_AUTO_DIRTY_MAX_MIB=1048576
-
 # LeakSanitizer cannot work under ptrace (see sync.sh).
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
