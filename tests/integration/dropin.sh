@@ -55,20 +55,6 @@ both() {
 	cut -d' ' -f3- "$D/$s.d.log" >"$D/$s.d.lines"
 }
 
-# drop_selection ROOT PKG: take PKG's "install ok not-installed" stanza out
-# of ROOT's status file.  dpkg keeps that selection for a package new to
-# the system that failed before it was unpacked; unpkg forgets the package
-# (doc/design.md, "A new package that fails").
-drop_selection() {
-	local status=$1/var/lib/dpkg/status
-	grep -q "^Package: $2\$" "$status" ||
-		check_fail "dpkg kept no selection for $2 (test outdated?)"
-	awk -v RS= -v ORS='\n\n' -v p="Package: $2" \
-		'!(index($0, p "\n") == 1 && /\nStatus: install ok not-installed\n/)' \
-		"$status" >"$status.tmp"
-	mv "$status.tmp" "$status"
-}
-
 # same_lines WHAT UNPKG_FILE DPKG_FILE: unpkg wrote the lines dpkg wrote,
 # as many times each (DPKG_ONLY lines of dpkg's left out, see where it is
 # set), and each package's lines in the same order as dpkg's.  Only the

@@ -83,21 +83,6 @@ rel_case() {
 	compare_roots_with_dpkg "$dir/unpkg" "$dir/dpkg" "$@"
 }
 
-# drop_selection ROOT PKG: take PKG's "install ok not-installed" stanza out
-# of ROOT's status file.  dpkg keeps that selection for a new package it
-# refused; unpkg changes nothing (an error before the rename pass leaves
-# the database as it was, DESIGN.md section 3; doc/design.md, "A new
-# package that fails").
-drop_selection() {
-	local status=$1/var/lib/dpkg/status
-	grep -q "^Package: $2\$" "$status" ||
-		check_fail "dpkg kept no selection for $2 (test outdated?)"
-	awk -v RS= -v ORS='\n\n' -v p="Package: $2" \
-		'!(index($0, p "\n") == 1 && /\nStatus: install ok not-installed\n/)' \
-		"$status" >"$status.tmp"
-	mv "$status.tmp" "$status"
-}
-
 # compare_db_views A B WHAT: the databases of roots A and B, and dpkg's
 # view of every package either lists (compare_queries).
 compare_db_views() {

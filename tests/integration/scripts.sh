@@ -61,21 +61,6 @@ compare_script_roots() {
 	compare_queries "$a" "$b" "$what" "$@"
 }
 
-# drop_selection ROOT PKG: take PKG's "install ok not-installed" stanza out
-# of ROOT's status file.  dpkg keeps that selection for a package new to
-# the system that failed before it was unpacked; unpkg forgets the package
-# (an error before the rename pass changes nothing, DESIGN.md section 3;
-# doc/design.md, "A new package that fails").
-drop_selection() {
-	local status=$1/var/lib/dpkg/status
-	grep -q "^Package: $2\$" "$status" ||
-		check_fail "dpkg kept no selection for $2 (test outdated?)"
-	awk -v RS= -v ORS='\n\n' -v p="Package: $2" \
-		'!(index($0, p "\n") == 1 && /\nStatus: install ok not-installed\n/)' \
-		"$status" >"$status.tmp"
-	mv "$status.tmp" "$status"
-}
-
 # script_case FROM MARKER...: FROM is 1.0 (installed first) or "none".
 # With STUB=PKG in the environment, PKG is a new package that fails and
 # whose selection dpkg keeps (drop_selection).
