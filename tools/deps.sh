@@ -16,6 +16,8 @@ TEST_DEPS=(
 	clang libclang-rt-14-dev
 	xfsprogs btrfs-progs
 	debootstrap
+	# bench.sh checks unpkg-bench's JSON report with it
+	python3
 )
 # To run the demo.
 DEMO_DEPS=(dpkg apt)
