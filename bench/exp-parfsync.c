@@ -47,7 +47,7 @@ static void die(const char *what)
 	exit(1);
 }
 
-static void usage(void)
+_Noreturn static void usage(void)
 {
 	fputs("usage: exp-parfsync [-n FILES] [-s BYTES] [-b BATCH] [-t THREADS] [-d] "
 	      "serial|batch DIR\n", stderr);

@@ -32,6 +32,7 @@ static void append(char *buf, size_t size, const char *a, const char *b)
 	buf[len] = '\0';
 }
 
+UNPKG_PRINTF(4, 0)
 static int vset(struct unpkg_err *err, enum unpkg_errcode code, int errnum,
 		const char *fmt, va_list ap)
 {

@@ -62,11 +62,11 @@ static void expect_format_error(const char *control,
 }
 
 static const struct unpkg_stanza_state st_unpacked = {
-	"install", "ok", "unpacked", NULL, NULL
+	.want = "install", .flag = "ok", .status = "unpacked"
 };
 
 static const struct unpkg_stanza_state st_installed = {
-	"install", "ok", "installed", NULL, NULL
+	.want = "install", .flag = "ok", .status = "installed"
 };
 
 /* Fields in an odd order and case, odd spacing in relationships, obsolete
@@ -150,8 +150,8 @@ static const char big_control[] =
 START_TEST(test_dpkg_big_unpacked)
 {
 	const struct unpkg_stanza_state st = {
-		"install", "ok", "unpacked",
-		"\n /etc/cse.conf newconffile", NULL
+		.want = "install", .flag = "ok", .status = "unpacked",
+		.conffiles = "\n /etc/cse.conf newconffile"
 	};
 
 	expect_stanza(big_control, &st,
@@ -164,8 +164,8 @@ END_TEST
 START_TEST(test_dpkg_big_installed)
 {
 	const struct unpkg_stanza_state st = {
-		"install", "ok", "installed",
-		"\n /etc/cse.conf 882ec82d4ad5b39502a96bb5f35896ed", NULL
+		.want = "install", .flag = "ok", .status = "installed",
+		.conffiles = "\n /etc/cse.conf 882ec82d4ad5b39502a96bb5f35896ed"
 	};
 
 	expect_stanza(big_control, &st,
@@ -231,7 +231,8 @@ START_TEST(test_dpkg_config_version)
 				      "Description:\n"
 				      " long only\n";
 	struct unpkg_stanza_state st = {
-		"install", "ok", "unpacked", NULL, "1:1.0"
+		.want = "install", .flag = "ok", .status = "unpacked",
+		.config_version = "1:1.0"
 	};
 
 	expect_stanza(control, &st,
@@ -274,10 +275,12 @@ END_TEST
 START_TEST(test_status_line)
 {
 	const struct unpkg_stanza_state st = {
-		"hold", "reinstreq", "half-installed", NULL, NULL
+		.want = "hold", .flag = "reinstreq", .status = "half-installed"
 	};
 	const struct unpkg_stanza_state gone = {
-		"purge", "ok", "not-installed", "\n /etc/x 1", "1.0"
+		.want = "purge", .flag = "ok", .status = "not-installed",
+		.conffiles = "\n /etc/x 1",
+		.config_version = "1.0"
 	};
 
 	/* half-installed needs no Version, as dpkg reads it. */
@@ -404,7 +407,9 @@ END_TEST
 START_TEST(test_db_fields_from_state)
 {
 	const struct unpkg_stanza_state st = {
-		"install", "ok", "half-configured", "\n /etc/new 2", "0.9"
+		.want = "install", .flag = "ok", .status = "half-configured",
+		.conffiles = "\n /etc/new 2",
+		.config_version = "0.9"
 	};
 
 	expect_stanza("Package: p\n"
@@ -458,8 +463,9 @@ START_TEST(test_roundtrip_status)
 		"Homepage: https://www.gnu.org/software/libc/libc.html\n";
 	struct unpkg_para p;
 	struct unpkg_err err;
-	struct unpkg_stanza_state st = { "install", "ok", "installed",
-					 NULL, NULL };
+	struct unpkg_stanza_state st = {
+		.want = "install", .flag = "ok", .status = "installed"
+	};
 	char *out = NULL;
 
 	parse(stanza, &p);
