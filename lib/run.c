@@ -77,10 +77,12 @@ void run_recorded_hash(const struct pkg *p, const char *path,
 	}
 }
 
-/* Conffiles: field for `p`: until configured, the hash recorded for the
- * old version ("newconffile" for a conffile new to the package); once
- * configured, the hash of the version the package ships.  The old
- * conffiles the new version dropped follow, marked obsolete. */
+/* Conffiles: field for `p`: until its conffiles are in place (configure
+ * puts them there before the postinst runs, so from half-configured on,
+ * as dpkg records them), the hash recorded for the old version
+ * ("newconffile" for a conffile new to the package); then the hash of the
+ * version the package ships.  The old conffiles the new version dropped
+ * follow, marked obsolete. */
 static int conffiles_value(const struct pkg *p, int configured,
 			   struct unpkg_buf *v, struct unpkg_err *err)
 {
@@ -169,7 +171,9 @@ int run_put_state(struct run *r, struct pkg *p, const char *flag,
 	char *text = NULL;
 	int ret = -1;
 
-	if (conffiles_value(p, installed, &conffiles, err) < 0)
+	if (conffiles_value(p, installed ||
+				   state == UNPKG_STATUS_HALF_CONFIGURED,
+			    &conffiles, err) < 0)
 		goto out;
 	st.conffiles = conffiles.s;
 	if (unpkg_stanza_format(&p->control, &st, &text, err) < 0 ||

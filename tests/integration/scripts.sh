@@ -17,13 +17,20 @@ TEST_NAME=scripts
 need_root
 need_busybox
 
-# script_pkg DIR NAME VERSION [DEPENDS]
+# script_pkg DIR NAME VERSION [DEPENDS]; with CONFFILE=1 in the
+# environment, the package also ships the conffile /etc/NAME.conf, whose
+# content changes with the version.
 script_pkg() {
 	local dir=$1 name=$2 version=$3 s
 	new_pkg "$dir" "$name" "$version"
 	[ -z "${4:-}" ] || echo "Depends: $4" >>"$dir/DEBIAN/control"
 	mkdir -p "$dir/usr/share/$name"
 	echo "$version" >"$dir/usr/share/$name/v$version"
+	if [ "${CONFFILE:-0}" = 1 ]; then
+		mkdir -p "$dir/etc"
+		echo "$name configuration $version" >"$dir/etc/$name.conf"
+		echo "/etc/$name.conf" >"$dir/DEBIAN/conffiles"
+	fi
 	for s in preinst postinst prerm postrm; do
 		cat >"$dir/DEBIAN/$s" <<-EOF
 		#!/bin/sh
@@ -37,6 +44,11 @@ script_pkg "$TESTDIR/s1" sp 1.0
 script_pkg "$TESTDIR/s2" sp 2.0
 build_deb "$TESTDIR/sp1.deb" "$TESTDIR/s1"
 build_deb "$TESTDIR/sp2.deb" "$TESTDIR/s2"
+# the same package with a conffile (spc*.deb)
+CONFFILE=1 script_pkg "$TESTDIR/c1" sp 1.0
+CONFFILE=1 script_pkg "$TESTDIR/c2" sp 2.0
+build_deb "$TESTDIR/spc1.deb" "$TESTDIR/c1"
+build_deb "$TESTDIR/spc2.deb" "$TESTDIR/c2"
 
 # fixed_times ROOT FILE...: the files the test puts in a root (the shell,
 # failure markers) get the same time in both twins, so the tree comparison
@@ -63,17 +75,19 @@ compare_script_roots() {
 
 # script_case FROM MARKER...: FROM is 1.0 (installed first) or "none".
 # With STUB=PKG in the environment, PKG is a new package that fails and
-# whose selection dpkg keeps (drop_selection).
+# whose selection dpkg keeps (drop_selection); with DEB=spc, the package
+# with a conffile.
 script_case() {
 	local from=$1 a=$TESTDIR/case/unpkg b=$TESTDIR/case/dpkg m r urc=0 drc=0
+	local deb=$TESTDIR/${DEB:-sp}
 	shift
-	section "from $from, failing: ${*:-nothing}"
+	section "from $from, failing: ${*:-nothing}${DEB:+ ($DEB)}"
 	shell_root "$a"
 	shell_root "$b"
 	if [ "$from" = 1.0 ]; then
-		unpkg_in "$a" -i "$TESTDIR/sp1.deb" >/dev/null 2>&1 ||
+		unpkg_in "$a" -i "${deb}1.deb" >/dev/null 2>&1 ||
 			check_fail "unpkg -i sp 1.0 failed"
-		dpkg_in "$b" -i "$TESTDIR/sp1.deb" >/dev/null 2>&1 ||
+		dpkg_in "$b" -i "${deb}1.deb" >/dev/null 2>&1 ||
 			hard_error "dpkg -i sp 1.0 failed"
 	fi
 	for r in "$a" "$b"; do
@@ -82,9 +96,9 @@ script_case() {
 		done
 		fixed_times "$r" bin/busybox bin/sh "$@"
 	done
-	unpkg_in "$a" --status-fd 3 -i "$TESTDIR/sp2.deb" 3>"$a.sf" >"$a.out" 2>&1 ||
+	unpkg_in "$a" --status-fd 3 -i "${deb}2.deb" 3>"$a.sf" >"$a.out" 2>&1 ||
 		urc=$?
-	dpkg_in "$b" --status-fd 3 --refuse-unsafe-io -i "$TESTDIR/sp2.deb" \
+	dpkg_in "$b" --status-fd 3 --refuse-unsafe-io -i "${deb}2.deb" \
 		3>"$b.sf" >"$b.out" 2>&1 || drc=$?
 	assert_same_file "$b.sf" "$a.sf" "status-fd lines (dpkg vs unpkg)"
 	show_file "$a.out" "unpkg output"
@@ -109,6 +123,11 @@ script_case 1.0 fail-postrm-1.0 fail-postrm-2.0
 script_case 1.0 fail-postrm-1.0 fail-postrm-2.0 fail-preinst-1.0
 script_case 1.0 fail-postrm-1.0 fail-postrm-2.0 fail-postinst-1.0
 script_case 1.0 fail-postinst-2.0
+# A failed postinst leaves the package half-configured with its conffiles
+# in place: dpkg records the hashes of the new version's conffiles.
+DEB=spc script_case none fail-postinst-2.0
+DEB=spc script_case 1.0 fail-postinst-2.0
+DEB=spc script_case 1.0 fail-prerm-1.0
 
 # A package new to the system whose preinst fails and whose postrm
 # abort-install works: only dpkg keeps a selection (drop_selection).
