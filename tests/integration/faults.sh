@@ -471,9 +471,10 @@ report_violation() {
 		"$(for d in "${CASE_DEBS[@]}"; do printf '%s ' "${d##*/}"; done)" >&2
 }
 
-# kill_at N NAME K TEXT: one kill point of the current case.
+# kill_at N NAME K TEXT CHANGES: one kill point of the current case;
+# CHANGES is 1 if the call changes the file system.
 kill_at() {
-	local n=$1 name=$2 k=$3 text=$4 rc=0 trace_set=$2 last
+	local n=$1 name=$2 k=$3 text=$4 changes=$5 rc=0 trace_set=$2 last
 	local -a opts=("${CASE_OPTS[@]}")
 	if [ "${#opts[@]}" -gt 0 ]; then
 		# an injection only applies to traced calls
@@ -491,7 +492,15 @@ kill_at() {
 	) 2>/dev/null 3<&- || rc=$?
 	CASE_POINTS=$((CASE_POINTS + 1))
 	: >"$W/viol"
-	if [ "$rc" -ne 137 ]; then
+	if [ "$rc" -eq 0 ] && [ "$changes" = 0 ]; then
+		# Calls that change nothing (mmap of the allocator, above all
+		# ASan's) vary in number from run to run: this run made fewer
+		# of them and was not killed, a drift like a kill at another
+		# call.  Its end state is checked below all the same.
+		CASE_DRIFT=$((CASE_DRIFT + 1))
+		[ "$CASE_DRIFT" -gt 3 ] ||
+			note "$CASE N=$n: the run made fewer $name calls than the crash-free run and was not killed (counted anyway)"
+	elif [ "$rc" -ne 137 ]; then
 		echo "SETUP: not killed (exit $rc): the run did not reach this call" >>"$W/viol"
 	else
 		# the killed call as strace showed it: complete ("= ?") or, when
@@ -558,7 +567,7 @@ selftest() {
 	for what in partial:I1 stray:I2 status:I3 keeper:I7 mixed:I5 diverge:I6; do
 		want=${what#*:}
 		CASE_VIOLATIONS=0
-		SELFTEST=${what%:*} MAXSHOW=0 kill_at "$n" "$name" "$k" "$text" </dev/null
+		SELFTEST=${what%:*} MAXSHOW=0 kill_at "$n" "$name" "$k" "$text" "$ch" </dev/null
 		if [ "$CASE_VIOLATIONS" -eq 1 ] && grep -q "^$want: " "$W/viol"; then
 			note "damage '${what%:*}' reported as $want"
 		else
@@ -605,7 +614,7 @@ kill_case() {
 		if [ "${#CASE_OPTS[@]}" -gt 0 ] && [ "$name" = sync_file_range ]; then
 			continue
 		fi
-		kill_at "$n" "$name" "$k" "$text" </dev/null
+		kill_at "$n" "$name" "$k" "$text" "$ch" </dev/null
 	done 3<"$CASE_DIR/points"
 	local what="every call that changes the file system"
 	[ "$stride" -eq 1 ] || what="1 in $stride of the calls that change the file system"
@@ -615,7 +624,7 @@ kill_case() {
 	[ "$FULL" != 1 ] && [ "$sel" != every ] || what="every call"
 	[ -z "$pick" ] || what="calls $pick"
 	note "$CASE: $CASE_POINTS kill points ($what, of $total calls), $CASE_VIOLATIONS violations ($CASE_KNOWN of known bugs only), $((SECONDS - t0)) s"
-	[ "$CASE_DRIFT" -eq 0 ] || note "$CASE: $CASE_DRIFT kill points hit another call than in the crash-free run"
+	[ "$CASE_DRIFT" -eq 0 ] || note "$CASE: $CASE_DRIFT kill points hit another call than in the crash-free run, or were not reached"
 	printf '%s %s %s %s %s %s %s\n' "$scen" "$strat" "$CASE_POINTS" "$CASE_VIOLATIONS" "$CASE_KNOWN" "$total" "$what" >>"$SUMMARY"
 	TOTAL_POINTS=$((TOTAL_POINTS + CASE_POINTS))
 	TOTAL_VIOLATIONS=$((TOTAL_VIOLATIONS + CASE_VIOLATIONS))
