@@ -1,5 +1,5 @@
 /* install.c - one run of unpkg -i / --unpack: the driver that sequences
- * the phases (install.h): plan (here), open (open.c), mark (here), unpack
+ * the phases (install.h): plan (run_open()), open (open.c), mark (here), unpack
  * (unpack.c), record (record.c), configure (configure.c).  What failed is
  * put back here. */
 #include "config.h"
@@ -158,39 +158,6 @@ static void group_failed(struct run *r, const struct unpkg_err *cause)
 	}
 }
 
-static void run_destroy(struct run *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->npkgs; i++)
-		run_pkg_destroy(&r->pkgs[i]);
-	free(r->pkgs);
-	unpkg_strmap_destroy(&r->run_files);
-	unpkg_pkgindex_destroy(&r->index);
-	unpkg_commit_free(r->commit);
-	unpkg_triggers_free(r->trig);
-	unpkg_strmap_destroy(&r->override_map);
-	unpkg_db_statoverrides_free(r->overrides, r->noverrides);
-	unpkg_root_free(r->admroot);
-	unpkg_root_free(r->root);
-	unpkg_db_free(r->db);
-}
-
-/* dpkg-statoverride's entries, by path. */
-static int load_overrides(struct run *r, struct unpkg_err *err)
-{
-	size_t i;
-
-	if (unpkg_db_read_statoverrides(r->db, &r->overrides, &r->noverrides,
-					err) < 0)
-		return -1;
-	for (i = 0; i < r->noverrides; i++)
-		if (unpkg_strmap_put(&r->override_map, r->overrides[i].path,
-				     &r->overrides[i], NULL, err) < 0)
-			return -1;
-	return 0;
-}
-
 /* dpkg's --abort-after: once that many packages failed, the rest of the
  * run is not processed (those marked are put back).  1 when it stops. */
 static int too_many_errors(struct run *r, size_t from)
@@ -270,41 +237,14 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		  size_t n, struct unpkg_err *err)
 {
 	struct unpkg_stats own = { 0 };
-	struct run r = {
-		.o = o,
-		.stats = o->stats != NULL ? o->stats : &own,
-	};
-	unsigned int dbflags = UNPKG_DB_CREATE;
+	struct run r;
 	int stopped = 0;
-	enum unpkg_sync_mode mode = o->sync;
 	double t = unpkg_now();
 	size_t i;
 	int ret = -1;
 
-	unpkg_strmap_init(&r.run_files);
-	unpkg_pkgindex_init(&r.index, NULL);
-	unpkg_strmap_init(&r.override_map);
-	if (o->frontend_lock)
-		dbflags |= UNPKG_DB_LOCK_FRONTEND;
-	if (unpkg_root_open(o->instdir, o->root_flags, &r.root, err) < 0 ||
-	    unpkg_db_open(o->admindir, dbflags, &r.db, err) < 0 ||
-	    unpkg_root_open(o->admindir, o->root_flags, &r.admroot, err) < 0 ||
-	    unpkg_triggers_open(unpkg_db_dirfd(r.db), o->admindir, &r.trig,
-				err) < 0 ||
-	    load_overrides(&r, err) < 0 ||
-	    (o->sync_auto &&
-	     unpkg_sync_choose_auto(unpkg_root_fd(r.root), unpkg_db_dirfd(r.db),
-				    o->dirty_max_kib, r.stats, &mode,
-				    err) < 0) ||
-	    unpkg_commit_new_flags(mode, o->sync_auto ? UNPKG_COMMIT_PER_FS
-						      : 0, r.stats, o->events,
-				   0, &r.commit, err) < 0 ||
-	    unpkg_commit_name_root(r.commit, r.admroot, o->admindir, err) < 0)
+	if (run_open(&r, o, &own, err) < 0)
 		goto out;
-	r.index.db = r.db;
-	/* --force-unsafe-io may lose the packages' files, never the
-	 * database: its writes are synced in every mode, as dpkg's are. */
-	unpkg_commit_database_root(r.commit, r.admroot);
 	run_timed(&r, UNPKG_PHASE_PLAN, t);
 	t = unpkg_now();
 	r.pkgs = calloc(n != 0 ? n : 1, sizeof(*r.pkgs));
@@ -411,14 +351,6 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	ret = r.failed;
 out:
 	maint_tmp_clean(&r);
-	if (r.db != NULL && !unpkg_db_durable(r.db))
-		unpkg_event_emit(o->events, UNPKG_EV_WARNING, NULL,
-				 "a sync of the database failed: what was "
-				 "written after it is not durable; check the "
-				 "disk, then run unpkg again");
-	if (r.commit != NULL)
-		snprintf(r.stats->strategy, sizeof(r.stats->strategy), "%s",
-			 unpkg_commit_strategy(r.commit));
-	run_destroy(&r);
+	run_close(&r);
 	return ret;
 }

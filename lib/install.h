@@ -1,7 +1,7 @@
 /* install.h - one run of unpkg: the pipeline of DESIGN.md section 2,
  * sequenced by install.c, one file per phase.
  *
- *   plan      (install.c) the root and the database opened, dpkg's locks
+ *   plan      (run.c) the root and the database opened, dpkg's locks
  *             taken, the commit strategy chosen (strategy.c)
  *   open      (open.c) every .deb opened, its control.tar read and
  *             checked (architecture, Pre-Depends, Conflicts and Breaks),

@@ -9,6 +9,7 @@
 
 #include "run.h"
 #include "stanza.h"
+#include "strategy.h"
 
 static void conffiles_free(struct conffile *v, size_t n)
 {
@@ -354,4 +355,82 @@ void run_release(struct run *r)
 	if (unpkg_commit_release(r->commit, &warn) < 0)
 		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, NULL, "%s",
 				 warn.msg);
+}
+
+/* dpkg-statoverride's entries, by path. */
+static int load_overrides(struct run *r, struct unpkg_err *err)
+{
+	size_t i;
+
+	if (unpkg_db_read_statoverrides(r->db, &r->overrides, &r->noverrides,
+					err) < 0)
+		return -1;
+	for (i = 0; i < r->noverrides; i++)
+		if (unpkg_strmap_put(&r->override_map, r->overrides[i].path,
+				     &r->overrides[i], NULL, err) < 0)
+			return -1;
+	return 0;
+}
+
+int run_open(struct run *r, const struct unpkg_install_opts *o,
+	     struct unpkg_stats *own, struct unpkg_err *err)
+{
+	unsigned int dbflags = UNPKG_DB_CREATE;
+	enum unpkg_sync_mode mode = o->sync;
+
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	r->stats = o->stats != NULL ? o->stats : own;
+	unpkg_strmap_init(&r->run_files);
+	unpkg_pkgindex_init(&r->index, NULL);
+	unpkg_strmap_init(&r->override_map);
+	if (o->frontend_lock)
+		dbflags |= UNPKG_DB_LOCK_FRONTEND;
+	if (unpkg_root_open(o->instdir, o->root_flags, &r->root, err) < 0 ||
+	    unpkg_db_open(o->admindir, dbflags, &r->db, err) < 0 ||
+	    unpkg_root_open(o->admindir, o->root_flags, &r->admroot, err) < 0 ||
+	    unpkg_triggers_open(unpkg_db_dirfd(r->db), o->admindir, &r->trig,
+				err) < 0 ||
+	    load_overrides(r, err) < 0 ||
+	    (o->sync_auto &&
+	     unpkg_sync_choose_auto(unpkg_root_fd(r->root),
+				    unpkg_db_dirfd(r->db), o->dirty_max_kib,
+				    r->stats, &mode, err) < 0) ||
+	    unpkg_commit_new_flags(mode, o->sync_auto ? UNPKG_COMMIT_PER_FS
+						      : 0, r->stats, o->events,
+				   0, &r->commit, err) < 0 ||
+	    unpkg_commit_name_root(r->commit, r->admroot, o->admindir,
+				   err) < 0)
+		return -1;
+	r->index.db = r->db;
+	/* --force-unsafe-io may lose the packages' files, never the
+	 * database: its writes are synced in every mode, as dpkg's are. */
+	unpkg_commit_database_root(r->commit, r->admroot);
+	return 0;
+}
+
+void run_close(struct run *r)
+{
+	size_t i;
+
+	if (r->db != NULL && !unpkg_db_durable(r->db))
+		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, NULL,
+				 "a sync of the database failed: what was "
+				 "written after it is not durable; check the "
+				 "disk, then run unpkg again");
+	if (r->commit != NULL)
+		snprintf(r->stats->strategy, sizeof(r->stats->strategy), "%s",
+			 unpkg_commit_strategy(r->commit));
+	for (i = 0; i < r->npkgs; i++)
+		run_pkg_destroy(&r->pkgs[i]);
+	free(r->pkgs);
+	unpkg_strmap_destroy(&r->run_files);
+	unpkg_pkgindex_destroy(&r->index);
+	unpkg_commit_free(r->commit);
+	unpkg_triggers_free(r->trig);
+	unpkg_strmap_destroy(&r->override_map);
+	unpkg_db_statoverrides_free(r->overrides, r->noverrides);
+	unpkg_root_free(r->admroot);
+	unpkg_root_free(r->root);
+	unpkg_db_free(r->db);
 }

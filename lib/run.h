@@ -247,6 +247,18 @@ int run_finish(struct run *r, const struct unpkg_commit_hooks *h,
 /* Add the time since `since` to phase `phase` of the run's statistics. */
 void run_timed(struct run *r, enum unpkg_phase phase, double since);
 
+/* Open what a run works on (options `o`): the root, the database with
+ * dpkg's locks, triggers/, the statoverrides, the commit with the chosen
+ * strategy, syncing the database in every mode.  Statistics go to
+ * o->stats, or to `own` where that is NULL.  `r` is initialised first:
+ * run_close() releases it whether this succeeds or not. */
+int run_open(struct run *r, const struct unpkg_install_opts *o,
+	     struct unpkg_stats *own, struct unpkg_err *err);
+
+/* Release what the run holds, warning once if a sync of the database
+ * failed, and record the strategy in its statistics. */
+void run_close(struct run *r);
+
 /* The new state is durable: the backups can go.  A failure to remove one
  * leaves debris, not damage. */
 void run_release(struct run *r);
