@@ -73,7 +73,7 @@ static int dir_fs(struct unpkg_commit *c, int dir, struct unpkg_err *err)
 		if (st->fs[i].dev == d->dev)
 			return (int)i;
 	fd = unpkg_commit_dirfd(c, dir, err);
-	if (fd < 0 || unpkg_fsclass_detect(fd, &cls, err) < 0)
+	if (fd < 0 || unpkg_fsclass_detect(fd, &cls, NULL, err) < 0)
 		return -1;
 	if (st->nfs == st->capfs) {
 		size_t cap = st->capfs != 0 ? st->capfs * 2 : 4;

@@ -163,7 +163,8 @@ static const char *pick_mount_type(const char *line, dev_t dev, size_t *len)
  * not mounted, its line in /proc/partitions.  0 on success, 1 if it
  * cannot be found, -1 on error. */
 static int kernel_name(const char *sys, const char *proc, dev_t dev,
-		       char *name, size_t size, struct unpkg_err *err)
+		       char *name, size_t size, int *from_sys,
+		       struct unpkg_err *err)
 {
 	char path[PATH_MAX], target[PATH_MAX];
 	const char *base;
@@ -176,6 +177,7 @@ static int kernel_name(const char *sys, const char *proc, dev_t dev,
 		return unpkg_err_set(err, UNPKG_ERR_USAGE,
 				     "sysfs path too long: %s", sys);
 	n = readlink(path, target, sizeof(target) - 1);
+	*from_sys = n > 0;
 	if (n <= 0)
 		return proc_token(proc, "partitions", pick_partition, dev,
 				  name, size, err);
@@ -209,9 +211,10 @@ static int has_option(const char *text, const char *prefix)
 }
 
 /* The ext4 driver's view of the filesystem on block device `name`:
- * 0 with *journal set, 1 if the driver does not know the device. */
+ * 0 with *journal set (and *from_sys: read under /sys, not /proc), 1 if
+ * the driver does not know the device. */
 static int ext4_driver_journal(const char *sys, const char *proc,
-			       const char *name, int *journal)
+			       const char *name, int *journal, int *from_sys)
 {
 	char path[PATH_MAX], buf[SMALL_FILE_MAX];
 	int len;
@@ -220,6 +223,7 @@ static int ext4_driver_journal(const char *sys, const char *proc,
 		       name);
 	if (len > 0 && (size_t)len < sizeof(path) &&
 	    read_small(path, buf, sizeof(buf)) > 0) {
+		*from_sys = 1;
 		if (buf[0] == '<') {		/* "<none>" */
 			*journal = 0;
 			return 0;
@@ -234,23 +238,36 @@ static int ext4_driver_journal(const char *sys, const char *proc,
 	    read_small(path, buf, sizeof(buf)) > 0) {
 		/* data=ordered|writeback|journal is always listed there when
 		 * there is a journal, and the mode is cleared without one. */
+		*from_sys = 0;
 		*journal = has_option(buf, "data=");
 		return 0;
 	}
 	return 1;
 }
 
+/* What told an ext file system's class, by where the device's name and
+ * the driver's view were read: [name from /sys][view from /sys]. */
+static const char *const ext_sources[2][2] = {
+	{ "/proc/partitions, /proc/fs/ext4/DEV/options",
+	  "/proc/partitions, /sys/fs/ext4/DEV/journal_task" },
+	{ "/sys/dev/block, /proc/fs/ext4/DEV/options",
+	  "/sys/dev/block, /sys/fs/ext4/DEV/journal_task" },
+};
+
 static int classify_ext(dev_t dev, const char *sys, const char *proc,
-			enum unpkg_fsclass *out, struct unpkg_err *err)
+			enum unpkg_fsclass *out, const char **source,
+			struct unpkg_err *err)
 {
 	char name[256], fstype[32];
-	int rc, journal;
+	int rc, journal, name_sys = 0, view_sys = 0;
 
-	rc = kernel_name(sys, proc, dev, name, sizeof(name), err);
+	rc = kernel_name(sys, proc, dev, name, sizeof(name), &name_sys, err);
 	if (rc < 0)
 		return -1;
-	if (rc == 0 && ext4_driver_journal(sys, proc, name, &journal) == 0) {
+	if (rc == 0 &&
+	    ext4_driver_journal(sys, proc, name, &journal, &view_sys) == 0) {
 		*out = journal ? UNPKG_FSCLASS_EXT4 : UNPKG_FSCLASS_EXT2;
+		*source = ext_sources[name_sys][view_sys];
 		return 0;
 	}
 	rc = proc_token(proc, "self/mountinfo", pick_mount_type, dev, fstype,
@@ -258,6 +275,8 @@ static int classify_ext(dev_t dev, const char *sys, const char *proc,
 	if (rc < 0)
 		return -1;
 	*out = UNPKG_FSCLASS_OTHER;
+	*source = rc == 0 ? "/proc/self/mountinfo"
+			  : "nothing readable under /sys or /proc";
 	if (rc == 0 && strcmp(fstype, "ext2") == 0)
 		*out = UNPKG_FSCLASS_EXT2;
 	else if (rc == 0 && strcmp(fstype, "ext3") == 0)
@@ -267,13 +286,18 @@ static int classify_ext(dev_t dev, const char *sys, const char *proc,
 
 int unpkg_fsclass_classify(unsigned long fs_type, dev_t dev, const char *sys,
 			   const char *proc, enum unpkg_fsclass *out,
-			   struct unpkg_err *err)
+			   const char **source, struct unpkg_err *err)
 {
+	const char *unused;
+
+	if (source == NULL)
+		source = &unused;
+	*source = "statfs";
 	/* f_type is a signed word on some ABIs; the magic numbers are
 	 * 32-bit. */
 	switch (fs_type & 0xFFFFFFFFUL) {
 	case MAGIC_EXT:
-		return classify_ext(dev, sys, proc, out, err);
+		return classify_ext(dev, sys, proc, out, source, err);
 	case MAGIC_XFS:
 		*out = UNPKG_FSCLASS_XFS;
 		return 0;
@@ -294,7 +318,7 @@ int unpkg_fsclass_classify(unsigned long fs_type, dev_t dev, const char *sys,
 }
 
 int unpkg_fsclass_detect(int fd, enum unpkg_fsclass *out,
-			 struct unpkg_err *err)
+			 const char **source, struct unpkg_err *err)
 {
 	struct statfs sfs;
 	struct stat st;
@@ -304,5 +328,5 @@ int unpkg_fsclass_detect(int fd, enum unpkg_fsclass *out,
 	if (fstat(fd, &st) < 0)
 		return unpkg_err_sys(err, "fstat");
 	return unpkg_fsclass_classify((unsigned long)sfs.f_type, st.st_dev,
-				      "/sys", "/proc", out, err);
+				      "/sys", "/proc", out, source, err);
 }

@@ -54,9 +54,14 @@ const char *unpkg_fsclass_name(enum unpkg_fsclass cls);
 /* The class of the filesystem holding the open file or directory `fd`.
  * Fails (-1) only if fstatfs() or fstat() of `fd` fails or memory runs
  * out; what cannot be read under /sys or /proc makes the answer
- * UNPKG_FSCLASS_OTHER instead of an error. */
+ * UNPKG_FSCLASS_OTHER instead of an error.  Unless `source` is NULL,
+ * *source says what told the class, for --stats (static storage):
+ * "statfs" (the magic number alone), where the ext4 driver's view was
+ * read ("/sys/dev/block, /sys/fs/ext4/DEV/journal_task", "/proc/partitions,
+ * /proc/fs/ext4/DEV/options", ...), "/proc/self/mountinfo", or "nothing
+ * readable under /sys or /proc". */
 int unpkg_fsclass_detect(int fd, enum unpkg_fsclass *out,
-			 struct unpkg_err *err);
+			 const char **source, struct unpkg_err *err);
 
 /* The same from the facts detect() gathers: `fs_type` is fstatfs()'s
  * f_type, `dev` fstat()'s st_dev, and `sys` and `proc` are where sysfs
@@ -64,7 +69,7 @@ int unpkg_fsclass_detect(int fd, enum unpkg_fsclass *out,
  * trees). */
 int unpkg_fsclass_classify(unsigned long fs_type, dev_t dev, const char *sys,
 			   const char *proc, enum unpkg_fsclass *out,
-			   struct unpkg_err *err);
+			   const char **source, struct unpkg_err *err);
 
 /* Whether syncfs() is a full barrier on a filesystem of class `cls`: on
  * every class but ext2 (its syncfs leaves metadata written after the

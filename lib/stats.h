@@ -34,6 +34,9 @@ struct unpkg_stats {
 					 * chose for ("ext4", "ext4+xfs"), and
 					 * with UNPKG_COMMIT_PER_FS those the
 					 * commit met ("ext4+ext2") */
+	char fsclass_source[160];	/* --sync=auto: what told the classes
+					 * of the root's and the database's
+					 * file systems (fsclass.h) */
 	/* --sync=auto where the file systems' choice was syncfs: the data
 	 * waiting to be written back when the run began (Dirty plus
 	 * Writeback of /proc/meminfo, KiB; -1 if it could not be read),

@@ -174,10 +174,17 @@ int unpkg_sync_choose_auto(int root_fd, int db_fd, long long dirty_max_kib,
 			   enum unpkg_sync_mode *mode, struct unpkg_err *err)
 {
 	enum unpkg_fsclass cls[2];
+	const char *source[2];
 
-	if (unpkg_fsclass_detect(root_fd, &cls[0], err) < 0 ||
-	    unpkg_fsclass_detect(db_fd, &cls[1], err) < 0)
+	if (unpkg_fsclass_detect(root_fd, &cls[0], &source[0], err) < 0 ||
+	    unpkg_fsclass_detect(db_fd, &cls[1], &source[1], err) < 0)
 		return -1;
+	if (strcmp(source[0], source[1]) == 0)
+		snprintf(stats->fsclass_source, sizeof(stats->fsclass_source),
+			 "%s", source[0]);
+	else
+		snprintf(stats->fsclass_source, sizeof(stats->fsclass_source),
+			 "%s (root), %s (database)", source[0], source[1]);
 	*mode = unpkg_sync_auto_set(cls, 2);
 	if (*mode == UNPKG_SYNC_SYNCFS) {
 		long long kib;

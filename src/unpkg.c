@@ -1517,6 +1517,8 @@ static void print_stats(const struct cli *cli, const struct unpkg_stats *st,
 		printf("stats: sync mode: %s (auto for ", st->strategy);
 		print_fsclasses(st->fsclass);
 		printf(", %s)\n", cli->sync_reason);
+		printf("stats: file systems recognised by: %s\n",
+		       st->fsclass_source);
 		print_dirty(st);
 	} else {
 		printf("stats: sync mode: %s (%s)\n", st->strategy[0] != '\0'

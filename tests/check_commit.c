@@ -882,7 +882,7 @@ static int setup_per_fs(struct fixture *f, enum unpkg_sync_mode mode,
 					     &err) == 0, "%s", err.msg);
 	fd = open(f->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_msg(unpkg_fsclass_detect(fd, &cls, &err) == 0, "%s",
+	ck_assert_msg(unpkg_fsclass_detect(fd, &cls, NULL, &err) == 0, "%s",
 		      err.msg);
 	close(fd);
 	printf("per_fs: scratch directory on %s\n", unpkg_fsclass_name(cls));

@@ -168,6 +168,8 @@ END_TEST
 
 /* ---- classification from the magic number ------------------------------ */
 
+#define EXT_MAGIC 0xEF53UL
+
 START_TEST(test_magic)
 {
 	static const struct {
@@ -189,6 +191,7 @@ START_TEST(test_magic)
 	};
 	struct unpkg_err err;
 	enum unpkg_fsclass c;
+	const char *source;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -198,17 +201,18 @@ START_TEST(test_magic)
 							makedev(8, 1),
 							"/nonexistent/sys",
 							"/nonexistent/proc",
-							&c, &err), 0);
+							&c, &source, &err), 0);
 		ck_assert_msg(c == cases[i].cls, "magic %#lx: %s, expected %s",
 			      cases[i].magic, unpkg_fsclass_name(c),
 			      unpkg_fsclass_name(cases[i].cls));
+		if (cases[i].magic != EXT_MAGIC)
+			ck_assert_str_eq(source, "statfs");
 	}
 }
 END_TEST
 
 /* ---- the ext family on fake sysfs and procfs trees --------------------- */
 
-#define EXT_MAGIC 0xEF53UL
 
 struct fake {
 	char *top;
@@ -271,15 +275,34 @@ static void fake_free(struct fake *f)
 	free(f->top);
 }
 
-static enum unpkg_fsclass fake_classify(const struct fake *f, dev_t dev)
+/* The class of an ext file system on `dev` in the fake trees; what told
+ * it goes to *source unless that is NULL. */
+static enum unpkg_fsclass fake_classify_by(const struct fake *f, dev_t dev,
+					   const char **source)
 {
 	struct unpkg_err err;
 	enum unpkg_fsclass c = UNPKG_FSCLASS_COUNT;
 
 	unpkg_err_init(&err);
 	ck_assert_msg(unpkg_fsclass_classify(EXT_MAGIC, dev, f->sys, f->proc,
-					     &c, &err) == 0, "%s", err.msg);
+					     &c, source, &err) == 0, "%s",
+		      err.msg);
 	return c;
+}
+
+static enum unpkg_fsclass fake_classify(const struct fake *f, dev_t dev)
+{
+	return fake_classify_by(f, dev, NULL);
+}
+
+/* What told the class of `dev`, as --stats shows it. */
+static const char *fake_source(const struct fake *f, dev_t dev)
+{
+	const char *source = NULL;
+
+	fake_classify_by(f, dev, &source);
+	ck_assert_ptr_nonnull(source);
+	return source;
 }
 
 static const char options_journal[] =
@@ -300,6 +323,8 @@ START_TEST(test_ext_journal_task)
 	fake_put(f.proc, "fs/ext4/sda1/options", options_nojournal);
 	fake_put(f.sys, "fs/ext4/sda1/journal_task", "1234\n");
 	ck_assert_int_eq(fake_classify(&f, makedev(8, 1)), UNPKG_FSCLASS_EXT4);
+	ck_assert_str_eq(fake_source(&f, makedev(8, 1)),
+			 "/sys/dev/block, /sys/fs/ext4/DEV/journal_task");
 	fake_put(f.sys, "fs/ext4/sda1/journal_task", "<none>\n");
 	fake_put(f.proc, "fs/ext4/sda1/options", options_journal);
 	ck_assert_int_eq(fake_classify(&f, makedev(8, 1)), UNPKG_FSCLASS_EXT2);
@@ -314,6 +339,8 @@ START_TEST(test_ext_options)
 	fake_init(&f);
 	fake_put(f.proc, "fs/ext4/sda1/options", options_journal);
 	ck_assert_int_eq(fake_classify(&f, makedev(8, 1)), UNPKG_FSCLASS_EXT4);
+	ck_assert_str_eq(fake_source(&f, makedev(8, 1)),
+			 "/sys/dev/block, /proc/fs/ext4/DEV/options");
 	/* data_err= is not data=. */
 	fake_put(f.proc, "fs/ext4/sda1/options", options_nojournal);
 	ck_assert_int_eq(fake_classify(&f, makedev(8, 1)), UNPKG_FSCLASS_EXT2);
@@ -341,9 +368,13 @@ START_TEST(test_ext_mountinfo)
 		 "31 1 8:1 / / rw,relatime shared:1 master:2 - ext2 /dev/sda1 rw\n");
 	ck_assert_int_eq(fake_classify(&f, makedev(8, 1)), UNPKG_FSCLASS_EXT2);
 	ck_assert_int_eq(fake_classify(&f, makedev(8, 10)), UNPKG_FSCLASS_EXT4);
+	ck_assert_str_eq(fake_source(&f, makedev(8, 10)),
+			 "/proc/self/mountinfo");
 	/* A device mounted nowhere, and one the ext4 driver would have to
 	 * know: other (the strategy safe either way). */
 	ck_assert_int_eq(fake_classify(&f, makedev(8, 2)), UNPKG_FSCLASS_OTHER);
+	ck_assert_str_eq(fake_source(&f, makedev(8, 2)),
+			 "nothing readable under /sys or /proc");
 	fake_put(f.proc, "self/mountinfo",
 		 "31 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n");
 	ck_assert_int_eq(fake_classify(&f, makedev(8, 1)), UNPKG_FSCLASS_OTHER);
@@ -371,6 +402,8 @@ START_TEST(test_ext_no_sys)
 	fake_put(f.proc, "fs/ext4/sda1/options", options_journal);
 	fake_put(f.proc, "fs/ext4/sda10/options", options_nojournal);
 	ck_assert_int_eq(fake_classify(&f, makedev(8, 1)), UNPKG_FSCLASS_EXT4);
+	ck_assert_str_eq(fake_source(&f, makedev(8, 1)),
+			 "/proc/partitions, /proc/fs/ext4/DEV/options");
 	ck_assert_int_eq(fake_classify(&f, makedev(8, 10)), UNPKG_FSCLASS_EXT2);
 	/* not listed: the mount type, then other */
 	ck_assert_int_eq(fake_classify(&f, makedev(8, 2)), UNPKG_FSCLASS_OTHER);
@@ -386,7 +419,8 @@ START_TEST(test_ext_nothing)
 	unpkg_err_init(&err);
 	ck_assert_int_eq(unpkg_fsclass_classify(EXT_MAGIC, makedev(8, 1),
 						"/nonexistent/sys",
-						"/nonexistent/proc", &c, &err), 0);
+						"/nonexistent/proc", &c, NULL,
+						&err), 0);
 	ck_assert_int_eq(c, UNPKG_FSCLASS_OTHER);
 	ck_assert_int_eq(err.code, UNPKG_ERR_NONE);
 }
@@ -399,7 +433,7 @@ START_TEST(test_detect_errors)
 	int fd;
 
 	unpkg_err_init(&err);
-	ck_assert_int_eq(unpkg_fsclass_detect(-1, &c, &err), -1);
+	ck_assert_int_eq(unpkg_fsclass_detect(-1, &c, NULL, &err), -1);
 	ck_assert_int_eq(err.code, UNPKG_ERR_SYS);
 	ck_assert_int_eq(err.errnum, EBADF);
 
@@ -410,7 +444,7 @@ START_TEST(test_detect_errors)
 		return;
 	}
 	unpkg_err_init(&err);
-	ck_assert_int_eq(unpkg_fsclass_detect(fd, &c, &err), 0);
+	ck_assert_int_eq(unpkg_fsclass_detect(fd, &c, NULL, &err), 0);
 	ck_assert_int_eq(c, UNPKG_FSCLASS_OTHER);
 	close(fd);
 }
@@ -567,7 +601,7 @@ static enum unpkg_fsclass detect_path(const char *path)
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
 	unpkg_err_init(&err);
-	ck_assert_msg(unpkg_fsclass_detect(fd, &c, &err) == 0, "%s", err.msg);
+	ck_assert_msg(unpkg_fsclass_detect(fd, &c, NULL, &err) == 0, "%s", err.msg);
 	close(fd);
 	return c;
 }
@@ -618,7 +652,7 @@ START_TEST(test_real_fallbacks)
 	c = UNPKG_FSCLASS_COUNT;
 	ck_assert_int_eq(unpkg_fsclass_classify((unsigned long)sfs.f_type,
 						st.st_dev, "/nonexistent/sys",
-						"/proc", &c, &err), 0);
+						"/proc", &c, NULL, &err), 0);
 	ck_assert_msg(c == r->want, "%s without sysfs: %s, expected %s",
 		      r->label, unpkg_fsclass_name(c),
 		      unpkg_fsclass_name(r->want));
@@ -641,7 +675,7 @@ START_TEST(test_real_fallbacks)
 	c = UNPKG_FSCLASS_COUNT;
 	ck_assert_int_eq(unpkg_fsclass_classify((unsigned long)sfs.f_type,
 						st.st_dev, fake, "/proc", &c,
-						&err), 0);
+						NULL, &err), 0);
 	ck_assert_msg(c == r->want, "%s by /proc/fs/ext4 options: %s, expected %s",
 		      r->label, unpkg_fsclass_name(c), unpkg_fsclass_name(r->want));
 }

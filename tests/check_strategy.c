@@ -68,7 +68,7 @@ START_TEST(test_choose_auto)
 	memset(&st, 0, sizeof(st));
 	unpkg_err_init(&err);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(unpkg_fsclass_detect(fd, &cls, &err), 0);
+	ck_assert_int_eq(unpkg_fsclass_detect(fd, &cls, NULL, &err), 0);
 	/* a bound out of reach: the class decides, whatever the machine
 	 * has dirty */
 	ck_assert_msg(unpkg_sync_choose_auto(fd, fd, 1LL << 40, &st, &mode,

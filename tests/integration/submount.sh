@@ -214,6 +214,19 @@ mount_img ext2 "$root/usr/local"
 trace_install "$root" auto "$TESTDIR/smlocal.deb"
 assert_grep '^stats: sync mode: syncfs \(auto for ext4 with a journal and ext2/ext4 without a journal,' "$TESTDIR/out" \
 	"--stats names both file systems"
+assert_grep '^stats: file systems recognised by: /sys/dev/block, /sys/fs/ext4/DEV/(journal_task|options)' \
+	"$TESTDIR/out" "--stats says /sys told the classes"
+
+# As in a chroot without /sys: the device's name from /proc/partitions,
+# the journal from the ext4 driver's options under /proc.
+unshare -m sh -c 'mount -t tmpfs nosys /sys && exec "$@"' sh \
+	"$UNPKG" --root="$root" --stats --unpack "$TESTDIR/smlocal.deb" \
+	>"$TESTDIR/out" 2>"$TESTDIR/err" ||
+	{ show_file "$TESTDIR/err"; fail "unpkg without /sys failed"; }
+assert_grep '^stats: sync mode: syncfs \(auto for ext4 with a journal and ext2/ext4 without a journal,' "$TESTDIR/out" \
+	"without /sys, both file systems still recognised"
+assert_grep '^stats: file systems recognised by: /proc/partitions, /proc/fs/ext4/DEV/options$' \
+	"$TESTDIR/out" "--stats says /proc told the classes"
 expect_count "fdatasync on ext2" "$(calls fdatasync "$root/usr/local")" $nsub_files
 expect_count "fsync on ext2" "$(calls fsync "$root/usr/local")" $nsub_dirs
 expect_count "fdatasync elsewhere" \
