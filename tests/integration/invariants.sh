@@ -15,6 +15,10 @@
 #   paths     "PKG TAB PATH TAB conf|-": every path the packages of the run
 #             own before or after it, "conf" for conffiles
 #   versions  "PKG OLD NEW" per package of the run ("-" for none)
+#   action    what the run does (inv_reference writes INV_ACTION there):
+#             unpack (-i, --unpack: I1-I8, the default), configure,
+#             triggers, remove or purge (I1-I3, I6-I8 and R1, R2, C1 of
+#             doc/design.md instead of I4 and I5)
 # made with inv_snapshot (old, then new) and inv_reference.
 #
 # Scratch files go to INV_WORK (default: the test's scratch directory); a
@@ -125,11 +129,12 @@ inv_snapshot() {
 	pkg_paths "$root" "$@" >"$ref/paths.$which"
 }
 
-# inv_reference REF PKG...: after both snapshots, the paths and versions
-# of the case.
+# inv_reference REF PKG...: after both snapshots, the paths, versions and
+# action (INV_ACTION, default unpack) of the case.
 inv_reference() {
 	local ref=$1 pkg old new
 	shift
+	echo "${INV_ACTION:-unpack}" >"$ref/action"
 	sort -u "$ref/paths.old" "$ref/paths.new" >"$ref/paths"
 	for pkg in "$@"; do
 		old=$(awk -v p="$pkg" '$1 == p { print $2 }' "$ref/old.status")
@@ -149,6 +154,12 @@ inv_reference() {
 # old tree; the states of a package's paths must agree with its status,
 # and so must its info/ files.  With -v newness=FILE it also writes "PKG
 # NEWPATH" per package of the run to FILE (- when no path is new).
+# With -v action=configure|triggers|remove|purge the statuses are judged
+# by R1, R2 and C1 instead of I4 and I5 (doc/design.md); the NAME.dpkg-new
+# of a conffile, waiting in the old or the new state, is a path of the
+# conffile's package (old or new, like the others); and the info/ files of
+# the packages of the run are judged by R1 and R2, not as old or new
+# database files (a removal rewrites info/P.list as it goes).
 # shellcheck disable=SC2016
 INV_CHECKER='
 function key(l,  i) { i = index(l, " "); return i ? substr(l, 1, i - 1) : l }
@@ -204,6 +215,13 @@ function dbfile(k, l) {
 	if (k ~ /^var\/lib\/dpkg\/(tmp\.ci\/|reassemble\.deb$)/) return 0
 	return k !~ /(-new|\.dpkg-(new|tmp|old))$/
 }
+# infoof(K): the package whose info/ file K is ("" for another file)
+function infoof(k) {
+	if (k !~ /^var\/lib\/dpkg\/info\//) return ""
+	k = substr(k, 19)
+	sub(/[.:].*/, "", k)
+	return k
+}
 function newpath(P) { return (P in hnew) ? hnew[P] : cnew[P] }
 FILENAME == ARGV[1] { split($0, a, "\t"); own[a[2]] = a[1]; if (a[3] == "conf") conf[a[2]] = 1; next }
 FILENAME == ARGV[2] { oldv[$1] = $2; newv[$1] = $3; inrun[$1] = 1; next }
@@ -212,7 +230,59 @@ FILENAME == ARGV[4] { put(N, DN, $0); next }
 FILENAME == ARGV[5] { put(C, DC, $0); next }
 FILENAME == ARGV[6] { ver[$1] = $2; eflag[$1] = $4; state[$1] = $5; cur[$1] = $0; next }
 FILENAME == ARGV[7] { before[$1] = $0; next }
+# the rules of the actions other than unpacking (action != "unpack")
+function action_rules(P,  st, ef, desc, p, c, o, n, k, files, gone) {
+	st = (P in state) ? state[P] : "absent"
+	ef = (P in eflag) ? eflag[P] : "-"
+	desc = P " (status " ef " " st " " ver[P] ")"
+	files = st == "installed" || st == "unpacked" || st == "half-configured" || st ~ /^triggers-/
+	gone = st == "config-files" || st == "not-installed" || st == "absent"
+	if (!files && !gone && !(st == "half-installed" && (action == "remove" || action == "purge"))) {
+		v("I3", desc ": unexpected state for " action)
+		return
+	}
+	if (st != "absent" && st != "not-installed" && ver[P] != oldv[P] && ver[P] != newv[P]) {
+		v("I3", desc ": a version this run neither started from nor ends at")
+		return
+	}
+	for (p in own) {
+		if (own[p] != P) continue
+		c = (p in C) ? C[p] : "ABSENT"
+		o = (p in O) ? O[p] : "ABSENT"
+		n = (p in N) ? N[p] : "ABSENT"
+		# R1: recorded without files, none of them left (conffiles
+		# stay under config-files); directories may be shared
+		if (gone && c != "ABSENT" && c !~ /^[^ ]+ d / && (st != "config-files" || !(p in conf) && !(p in waiting)))
+			v("R1", desc ": " p " is still there: [" c "]")
+		# R2: recorded with files, all of them there (a waiting
+		# NAME.dpkg-new goes at configuration)
+		if (files && c == "ABSENT" && !(p in waiting) &&
+		    (o != "ABSENT" && o !~ /^[^ ]+ d / || n != "ABSENT" && n !~ /^[^ ]+ d /))
+			v("R2", desc ": " p " is missing")
+		# C1: recorded configured, its conffiles in place and none
+		# waiting as NAME.dpkg-new
+		if (st == "installed" || st ~ /^triggers-/) {
+			if ((p in waiting) && c != "ABSENT")
+				v("C1", desc ": " p " still waits")
+			else if ((p in conf) && ver[P] == newv[P] && c != n)
+				v("C1", desc ": conffile " p " is [" c "], not the new [" n "]")
+		}
+	}
+	if (files && (k = same_info(O, P)) != "" && (action == "remove" || action == "purge" || same_info(N, P) != ""))
+		v("R2", desc ": " k " is neither the old nor the new version'"'"'s")
+	if (st == "absent" || st == "not-installed")
+		for (k in C)
+			if (index(k, "var/lib/dpkg/info/" P ".") == 1)
+				v("R1", desc ": " k " is still there")
+}
 END {
+	# a conffile NAME.dpkg-new the run starts or ends with belongs to the
+	# conffile'"'"'s package (configure renames it away)
+	for (p in conf)
+		if ((p ".dpkg-new") in O || (p ".dpkg-new") in N) {
+			own[p ".dpkg-new"] = own[p]
+			waiting[p ".dpkg-new"] = 1
+		}
 	for (p in C) {
 		if (p in own || substr(p, 1, 13) == "var/lib/dpkg/") continue
 		if (p in O) {
@@ -251,14 +321,18 @@ END {
 		if ((k = same_info(O, P)) != "") v("I8", P " is not part of the run; its " k " changed")
 	}
 	for (p in DC)
-		if (!((p in DO) && DC[p] == DO[p]) && !((p in DN) && DC[p] == DN[p]))
+		if (!((p in DO) && DC[p] == DO[p]) && !((p in DN) && DC[p] == DN[p]) && !(action != "unpack" && infoof(p) in inrun))
 			v("I8", "database file " p " is [" DC[p] "], neither its old [" \
 				((p in DO) ? DO[p] : "ABSENT") "] nor its new [" ((p in DN) ? DN[p] : "ABSENT") "]")
 	for (p in DO)
-		if ((p in DN) && !(p in DC))
+		if ((p in DN) && !(p in DC) && !(action != "unpack" && infoof(p) in inrun))
 			v("I8", "database file " p " is missing, neither its old [" DO[p] "] nor its new [" DN[p] "]")
 	for (P in inrun) {
 		if (newness != "") print P, ((P in hnew) || (P in cnew) ? newpath(P) : "-") >newness
+		if (action != "unpack") {
+			action_rules(P)
+			continue
+		}
 		st = (P in state) ? state[P] : "absent"
 		ef = (P in eflag) ? eflag[P] : "-"
 		desc = P " (status " ef " " st " " ver[P] ")"
@@ -320,7 +394,8 @@ inv_check_state() {
 	fi
 	fingerprint "$root" db >"$w/cur.fp"
 	inv_read_errors "$out" "the state" "$w/fp.err"
-	awk -v newness="$w/cur.newness" "$INV_CHECKER" "$ref/paths" "$ref/versions" \
+	awk -v newness="$w/cur.newness" -v action="$(cat "$ref/action" 2>/dev/null || echo unpack)" \
+		"$INV_CHECKER" "$ref/paths" "$ref/versions" \
 		"$ref/old.fp" "$ref/new.fp" "$w/cur.fp" "$w/cur.status" \
 		"$ref/old.status" >>"$out"
 }
