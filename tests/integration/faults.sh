@@ -7,10 +7,22 @@
 # run), "alpha" and "beta" in versions 1.0 and 2.0 with regular files, a
 # file of another owner, a symlink, hardlink pairs, conffiles, nested
 # directories; 2.0 changes files, drops files and a whole directory tree,
-# adds new ones, turns a file into a symlink and retargets a symlink.
-# Scenarios:
-#   fresh    unpkg -i alpha_1.0 beta_1.0 on a root holding keeper
-#   upgrade  unpkg -i alpha_2.0 beta_2.0 on a root holding keeper and 1.0
+# adds new ones, turns a file into a symlink and retargets a symlink;
+# "gamma" with a file trigger on alpha's files.
+# Scenarios (the run; the re-run after a fault is the same command):
+#   fresh      unpkg -i alpha_1.0 beta_1.0 on a root holding keeper
+#   upgrade    unpkg -i alpha_2.0 beta_2.0 on a root holding keeper and 1.0
+#   configure  unpkg --configure -a, alpha and beta 2.0 unpacked over 1.0
+#              (their conffiles waiting as NAME.dpkg-new)
+#   triggers   unpkg --triggers-only -a, gamma triggers-pending after
+#              alpha 1.0 was installed with --no-triggers (re-run:
+#              --configure -a, see scenario_rerun)
+#   remove     unpkg --remove alpha beta, 1.0 installed
+#   purge      unpkg --purge alpha beta, 1.0 installed
+# The last four are judged by I1-I3, I6-I8 and the rules R1, R2, C1 of
+# doc/design.md (invariants.sh).  Where unpkg hands such an action to stock
+# dpkg (which knows no --sync), its runs go without --sync, the strategies
+# are one case, and what dpkg violates is reported, not judged.
 #
 # 1. SIGKILL at every step.  A crash-free run is traced first; then unpkg is
 #    started again under strace with
@@ -44,11 +56,18 @@
 #        tree and database (tree_manifest + db_manifest) of the crash-free
 #        run, with no *.dpkg-new / *.dpkg-tmp (I2, I6).
 #    A self-test damages the root after one kill in six ways and requires
-#    each to be reported.
+#    each to be reported; three more damages of a removal and a
+#    configuration (a file of an installed package deleted, one of a
+#    config-files package put back, a conffile's NAME.dpkg-new left under
+#    installed) must be reported as R2, R1 and C1.
+#    The other actions: the default strategy at every call that changes
+#    the file system (every second one for remove and purge), about 12
+#    points for each other strategy.
 # 2. Failing system calls (strace error injection): ENOSPC at each write
 #    to a file, EIO at each fdatasync / fsync / syncfs (see fault_at for
 #    what must hold afterwards); every one with auto and dpkg, about 12
-#    syncs with the other strategies.
+#    syncs with the other strategies; EIO at every sync of the other
+#    actions' scenarios with auto.
 # 3. Environments: a read-only root, a read-only instdir with a writable
 #    database, a root on tmpfs and a root on overlayfs (each compared with
 #    dpkg on an identical root), and sync_file_range failing with ENOSYS
@@ -64,12 +83,15 @@
 #                             is a kill point (about 45 minutes)
 #   UNPKG_FAULTS_ONLY=S/T[:N[,N...]]
 #                             kill only in scenario S (fresh, upgrade,
-#                             fallback) with strategy T (auto, dpkg, ...),
+#                             fallback, configure, triggers, remove,
+#                             purge) with strategy T (auto, dpkg, ...),
 #                             at every call that
 #                             changes the file system or at the calls
 #                             numbered N (to reproduce one finding)
-#   UNPKG_FAULTS_ONLY=upgrade/T/enospc, upgrade/T/eio, selftest
+#   UNPKG_FAULTS_ONLY=upgrade/T/enospc, S/T/eio, selftest
 #                             only that part
+#   UNPKG_FAULTS_STRICT=1     known bugs, and stock dpkg's violations,
+#                             fail the test
 #   UNPKG_FAULTS_MAXSHOW=N    violations printed in full per case (default 5)
 #   UNPKG_FAULTS_TMPFS=0      run parts 1 and 2 in the scratch directory
 #                             instead of a tmpfs
@@ -218,7 +240,17 @@ touch -d "@$T1" "$stage/etc/beta.conf"
 BETA2=$TESTDIR/beta_2.0_all.deb
 build_deb "$BETA2" "$stage"
 
-PKGS=(alpha beta)
+# gamma: a file trigger on alpha's files (interest-noawait: alpha does
+# not wait for it); no postinst (the roots have no shell to run one), so
+# processing its trigger changes the database only
+stage=$TESTDIR/gamma
+new_pkg "$stage" gamma 1.0
+mkdir -p "$stage/usr/share/gamma"
+echo 'gamma watches alpha' >"$stage/usr/share/gamma/watch"
+echo 'interest-noawait /usr/share/alpha' >"$stage/DEBIAN/triggers"
+stamp "$stage" "$T1"
+GAMMA=$TESTDIR/gamma_1.0_all.deb
+build_deb "$GAMMA" "$stage"
 
 # --- strategies ---------------------------------------------------------------
 
@@ -256,6 +288,18 @@ prime_root "$TPL_FRESH"
 unpkg_run "$TPL_FRESH" dpkg -i "$KEEPER" >/dev/null
 cp -a "$TPL_FRESH" "$TPL_OLD"
 unpkg_run "$TPL_OLD" dpkg -i "$ALPHA1" "$BETA1" >/dev/null
+# 2.0 unpacked over 1.0, its conffiles waiting as NAME.dpkg-new
+TPL_UNPACKED=$W/tpl-unpacked
+cp -a "$TPL_OLD" "$TPL_UNPACKED"
+unpkg_run "$TPL_UNPACKED" dpkg --unpack "$ALPHA2" "$BETA2" >/dev/null
+# gamma triggers-pending: alpha 1.0 and beta installed without trigger
+# processing after it
+TPL_TRIG=$W/tpl-trig
+cp -a "$TPL_FRESH" "$TPL_TRIG"
+dpkg --root="$TPL_TRIG" -i "$GAMMA" >/dev/null
+dpkg --root="$TPL_TRIG" --no-triggers -i "$ALPHA1" "$BETA1" >/dev/null
+[ "$(dpkg-query --root="$TPL_TRIG" -W -f='${db:Status-Status}' gamma)" = triggers-pending ] ||
+	hard_error "the triggers template: gamma is not triggers-pending"
 
 # reset_root TEMPLATE: ROOT becomes a fresh copy of TEMPLATE.
 reset_root() {
@@ -263,19 +307,67 @@ reset_root() {
 	cp -a "$1" "$ROOT"
 }
 
-# scenario_template SCENARIO, scenario_debs SCENARIO: what a scenario
-# starts from and installs.
+# The scenarios: what each starts from (scenario_template), the arguments
+# of its run (scenario_args; the re-run that must converge is the same
+# command again), the packages of the run (scenario_pkgs) and the rules its
+# states are judged by (scenario_action, see invariants.sh).
 scenario_template() {
 	case $1 in
 	fresh) echo "$TPL_FRESH" ;;
-	upgrade | fallback) echo "$TPL_OLD" ;;
+	upgrade | fallback | remove | purge) echo "$TPL_OLD" ;;
+	configure) echo "$TPL_UNPACKED" ;;
+	triggers) echo "$TPL_TRIG" ;;
 	esac
 }
-scenario_debs() {
+scenario_args() {
 	case $1 in
-	fresh) echo "$ALPHA1 $BETA1" ;;
-	upgrade | fallback) echo "$ALPHA2 $BETA2" ;;
+	fresh) echo "-i $ALPHA1 $BETA1" ;;
+	upgrade | fallback) echo "-i $ALPHA2 $BETA2" ;;
+	configure) echo "--configure -a" ;;
+	triggers) echo "--triggers-only -a" ;;
+	remove) echo "--remove alpha beta" ;;
+	purge) echo "--purge alpha beta" ;;
 	esac
+}
+# scenario_rerun SCENARIO: the arguments of the re-run after a fault, when
+# they are not the run's own: dpkg marks a package half-configured before
+# its postinst processes a trigger, and only --configure finishes such a
+# package (--triggers-only leaves it, and dpkg asks for --configure -a)
+scenario_rerun() {
+	case $1 in
+	triggers) echo "--configure -a" ;;
+	*) scenario_args "$1" ;;
+	esac
+}
+scenario_pkgs() {
+	case $1 in
+	triggers) echo gamma ;;
+	*) echo alpha beta ;;
+	esac
+}
+scenario_action() {
+	case $1 in
+	fresh | upgrade | fallback) echo unpack ;;
+	*) echo "$1" ;;
+	esac
+}
+# sync_probe SCENARIO: SYNC_OK[SCENARIO] is 1 if unpkg takes --sync for
+# the scenario's run, 0 where it hands the action to stock dpkg (which
+# knows no --sync): the runs of such a scenario go without --sync, and its
+# strategies are one.  Probed once, on a copy of the template.
+declare -A SYNC_OK=()
+# the scenarios of the actions other than unpacking
+ACTION_SCENARIOS="configure triggers remove purge"
+sync_probe() {
+	local scen=$1 args
+	[ -z "${SYNC_OK[$scen]:-}" ] || return 0
+	read -ra args <<<"$(scenario_args "$scen")"
+	SYNC_OK[$scen]=1
+	if handed_to_dpkg "$(scenario_template "$scen")" "${args[@]}"; then
+		SYNC_OK[$scen]=0
+		skip_part "$scen with each --sync strategy" \
+			"unpkg hands '${args[*]}' to stock dpkg, which knows no --sync: one case, without it"
+	fi
 }
 # scenario_strace_opts SCENARIO: injections every run of the scenario gets.
 scenario_strace_opts() {
@@ -314,14 +406,25 @@ check_converged() {
 # if the crash-free run fails.
 prepare_case() {
 	local scen=$1 strat=$2 tpl
-	local -a debs opts
+	local -a args rerun opts pkgs
 	tpl=$(scenario_template "$scen")
-	read -ra debs <<<"$(scenario_debs "$scen")"
+	read -ra args <<<"$(scenario_args "$scen")"
+	read -ra rerun <<<"$(scenario_rerun "$scen")"
 	read -ra opts <<<"$(scenario_strace_opts "$scen")"
+	read -ra pkgs <<<"$(scenario_pkgs "$scen")"
 	CASE=$scen-$strat
 	CASE_DIR=$W/case-$CASE
 	CASE_TPL=$tpl
-	CASE_DEBS=("${debs[@]}")
+	CASE_ACTION=$(scenario_action "$scen")
+	# the command of the run (and of the re-run), and how to show it
+	sync_probe "$scen"
+	CASE_CMD=("$UNPKG" --root="$ROOT")
+	[ "${SYNC_OK[$scen]}" = 0 ] || CASE_CMD+=(--sync="$strat")
+	CASE_RERUN=("${CASE_CMD[@]}" "${rerun[@]}")
+	CASE_CMD+=("${args[@]}")
+	CASE_BY_DPKG=$((1 - SYNC_OK[$scen]))
+	CASE_SHOW="${CASE_CMD[*]:2}"
+	CASE_SHOW="unpkg --root=ROOT ${CASE_SHOW//$TESTDIR\//}"
 	CASE_OPTS=("${opts[@]}")
 	CASE_STRAT=$strat
 	mkdir -p "$CASE_DIR"
@@ -330,14 +433,13 @@ prepare_case() {
 	CASE_OLD_FP=$CASE_DIR/old.fp
 	CASE_PATHS=$CASE_DIR/paths
 	CASE_VERSIONS=$CASE_DIR/versions
-	inv_snapshot "$ROOT" "$CASE_DIR" old "${PKGS[@]}"
+	inv_snapshot "$ROOT" "$CASE_DIR" old "${pkgs[@]}"
 
 	# The trace: -y names the files behind descriptors, which tells a
 	# write to a file from one to stdout.
 	RUN_RC=0
-	strace -f -qq -y -s 40 -o "$CASE_DIR/trace" "${opts[@]}" \
-		"$UNPKG" --root="$ROOT" --sync="$strat" -i "${debs[@]}" \
-		>"$W/run.out" 2>"$W/run.err" || RUN_RC=$?
+	strace -f -qq -y -s 40 -o "$CASE_DIR/trace" "${opts[@]}" "${CASE_CMD[@]}" \
+		</dev/null >"$W/run.out" 2>"$W/run.err" || RUN_RC=$?
 	# (the killed runs write to the same files: their calls compare)
 	cp "$W/run.out" "$CASE_DIR/ref.out"
 	cp "$W/run.err" "$CASE_DIR/ref.err"
@@ -353,18 +455,17 @@ prepare_case() {
 	CASE_NEW_TREE=$CASE_DIR/new.tree
 	CASE_NEW_DB=$CASE_DIR/new.db
 	CASE_NEW_FP=$CASE_DIR/new.fp
-	inv_snapshot "$ROOT" "$CASE_DIR" new "${PKGS[@]}"
-	# I6: a second run of the same install changes nothing.
+	inv_snapshot "$ROOT" "$CASE_DIR" new "${pkgs[@]}"
+	# I6: a second run of the same command changes nothing.
 	RUN_RC=0
-	strace -f -qq -o /dev/null -e trace=sync_file_range "${opts[@]}" \
-		"$UNPKG" --root="$ROOT" --sync="$strat" -i "${debs[@]}" \
-		>"$CASE_DIR/again.out" 2>"$CASE_DIR/again.err" || RUN_RC=$?
+	strace -f -qq -o /dev/null -e trace=sync_file_range "${opts[@]}" "${CASE_RERUN[@]}" \
+		</dev/null >"$CASE_DIR/again.out" 2>"$CASE_DIR/again.err" || RUN_RC=$?
 	fingerprint "$ROOT" db >"$CASE_DIR/again.fp"
 	if [ "$RUN_RC" -ne 0 ] || ! cmp -s "$CASE_NEW_FP" "$CASE_DIR/again.fp"; then
-		check_fail "$CASE: installing the same packages again (exit $RUN_RC) changed the root:"
+		check_fail "$CASE: the same command again (exit $RUN_RC) changed the root:"
 		diff "$CASE_NEW_FP" "$CASE_DIR/again.fp" | head -n 10 >&2 || true
 	fi
-	inv_reference "$CASE_DIR" "${PKGS[@]}"
+	INV_ACTION=$CASE_ACTION inv_reference "$CASE_DIR" "${pkgs[@]}"
 	# Every strategy must produce the same result.
 	if [ -e "$W/result-$scen.tree" ]; then
 		assert_same_file "$W/result-$scen.tree" "$CASE_NEW_TREE" "$CASE: tree vs. the first strategy's"
@@ -466,9 +567,15 @@ report_violation() {
 	sed 's/^/    /' "$file" >&2
 	printf '    reproduce: UNPKG_FAULTS_ONLY=%s/%s:%s UNPKG_TEST_KEEP=1, or on a copy of the %s root:\n' \
 		"${CASE%-*}" "$CASE_STRAT" "$n" "${CASE%%-*}" >&2
-	printf '      strace -f -o /dev/null %s -e trace=%s -e inject=%s:signal=KILL:when=%s unpkg --root=ROOT --sync=%s -i %s\n' \
-		"${CASE_OPTS[*]}" "$name" "$name" "$k" "$CASE_STRAT" \
-		"$(for d in "${CASE_DEBS[@]}"; do printf '%s ' "${d##*/}"; done)" >&2
+	printf '      strace -f -o /dev/null %s -e trace=%s -e inject=%s:signal=KILL:when=%s %s\n' \
+		"${CASE_OPTS[*]}" "$name" "$name" "$k" "$CASE_SHOW" >&2
+}
+
+# call_text: a call as strace shows it, without what changes from run to
+# run (addresses, a socket's inode, the time at the start of a log line).
+call_text() {
+	sed -E 's/0x[0-9a-f]+/0x/g; s/socket:\[[0-9]+\]/socket:[]/g
+		s/"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} /"TIME /'
 }
 
 # kill_at N NAME K TEXT CHANGES: one kill point of the current case;
@@ -483,8 +590,7 @@ kill_at() {
 	reset_root "$CASE_TPL"
 	(
 		strace -f -qq -y -s 40 -o "$W/kill.trace" -e trace="$trace_set" \
-			"${opts[@]}" -e inject="$name":signal=KILL:when="$k" \
-			"$UNPKG" --root="$ROOT" --sync="$CASE_STRAT" -i "${CASE_DEBS[@]}" \
+			"${opts[@]}" -e inject="$name":signal=KILL:when="$k" "${CASE_CMD[@]}" \
 			>"$W/run.out" 2>"$W/run.err"
 		# (not the last command: the shell reports the kill, not us)
 		rc=$?
@@ -506,8 +612,8 @@ kill_at() {
 		# the killed call as strace showed it: complete ("= ?") or, when
 		# strace prints some arguments on exit, up to them
 		last=$(grep -E "^[0-9]+ +$name\(" "$W/kill.trace" | tail -n 1 |
-			sed -E 's/^[0-9]+ +//; s/ += \?$//; s/ *<unfinished \.\.\.>\)?$//; s/0x[0-9a-f]+/0x/g')
-		if [[ "$(sed -E 's/0x[0-9a-f]+/0x/g' <<<"$text")" != "$last"* ]]; then
+			sed -E 's/^[0-9]+ +//; s/ += \?$//; s/ *<unfinished \.\.\.>\)?$//' | call_text)
+		if [[ "$(call_text <<<"$text")" != "$last"* ]]; then
 			CASE_DRIFT=$((CASE_DRIFT + 1))
 			[ "$CASE_DRIFT" -gt 3 ] ||
 				note "$CASE N=$n: killed at '$last', the crash-free run had '$text' (counted anyway)"
@@ -518,12 +624,10 @@ kill_at() {
 	# I6: a good run converges to the crash-free result.
 	rc=0
 	if [ "${#opts[@]}" -gt 0 ]; then
-		strace -f -qq -o /dev/null -e trace=sync_file_range "${opts[@]}" \
-			"$UNPKG" --root="$ROOT" --sync="$CASE_STRAT" -i "${CASE_DEBS[@]}" \
+		strace -f -qq -o /dev/null -e trace=sync_file_range "${opts[@]}" "${CASE_RERUN[@]}" \
 			>"$W/rerun.out" 2>"$W/rerun.err" || rc=$?
 	else
-		"$UNPKG" --root="$ROOT" --sync="$CASE_STRAT" -i "${CASE_DEBS[@]}" \
-			>"$W/rerun.out" 2>"$W/rerun.err" || rc=$?
+		"${CASE_RERUN[@]}" >"$W/rerun.out" 2>"$W/rerun.err" || rc=$?
 	fi
 	if [ "$rc" -ne 0 ]; then
 		echo "I6: the re-run exited $rc: $(head -c 400 "$W/rerun.err" | tr '\n' ' ')" >>"$W/viol"
@@ -548,6 +652,13 @@ damage() {
 			"$ROOT/var/lib/dpkg/status"
 		;;
 	diverge:rerun) chmod 0600 "$ROOT/usr/share/alpha/same" ;;
+	# the rules of the other actions
+	back:killed)
+		mkdir -p "$ROOT/usr/share/alpha"
+		cp -a "$CASE_TPL/usr/share/alpha/same" "$ROOT/usr/share/alpha/same"
+		;;
+	gone:killed) rm "$ROOT/usr/share/alpha/same" ;;
+	waiting:killed) cp -a "$CASE_TPL/etc/alpha/alpha.conf.dpkg-new" "$ROOT/etc/alpha/" ;;
 	esac
 }
 
@@ -561,10 +672,21 @@ selftest() {
 		"$CASE_DIR/points")
 	[ -n "$n" ] || hard_error "selftest: no rename of usr/share/alpha/a in the trace"
 	n=$((n + 1))
-	read -r n name k ch text < <(awk -v n="$n" '$1 >= n && $4 == 1 { print; exit }' "$CASE_DIR/points")
+	selftest_damages "$(awk -v n="$n" '$1 >= n && $4 == 1 { print; exit }' "$CASE_DIR/points")" \
+		partial:I1 stray:I2 status:I3 keeper:I7 mixed:I5 diverge:I6
+}
+
+# selftest_damages POINT WHAT:INVARIANT...: kill the current case at POINT
+# (a line of the points file) once per damage WHAT, and require each to be
+# reported as its INVARIANT.
+selftest_damages() {
+	local n name k ch text what want
+	read -r n name k ch text <<<"$1"
+	shift
+	[ -n "$n" ] || hard_error "selftest: $CASE: no kill point"
 	CASE_POINTS=0 CASE_DRIFT=0
-	section "self-test: damage the root after a kill at N=$n, the checks must see it"
-	for what in partial:I1 stray:I2 status:I3 keeper:I7 mixed:I5 diverge:I6; do
+	section "self-test: $CASE: damage the root after a kill at N=$n, the checks must see it"
+	for what in "$@"; do
 		want=${what#*:}
 		CASE_VIOLATIONS=0
 		SELFTEST=${what%:*} MAXSHOW=0 kill_at "$n" "$name" "$k" "$text" "$ch" </dev/null
@@ -576,6 +698,24 @@ selftest() {
 		fi
 	done
 	SELFTEST=
+}
+
+# selftest_rules: the same for R1, R2 and C1: a removal killed before its
+# first change, a file of alpha (recorded installed) deleted; killed at its
+# last change (alpha recorded config-files), the file put back; a
+# configuration killed at its last change (alpha recorded installed), the
+# conffile's NAME.dpkg-new put back.
+selftest_rules() {
+	local first last
+	prepare_case remove auto || return 0
+	kill_points "$CASE_DIR/trace" >"$CASE_DIR/points"
+	first=$(awk '$4 == 1 { print; exit }' "$CASE_DIR/points")
+	last=$(awk '$4 == 1 { l = $0 } END { print l }' "$CASE_DIR/points")
+	selftest_damages "$first" gone:R2
+	selftest_damages "$last" back:R1
+	prepare_case configure auto || return 0
+	kill_points "$CASE_DIR/trace" >"$CASE_DIR/points"
+	selftest_damages "$(awk '$4 == 1 { l = $0 } END { print l }' "$CASE_DIR/points")" waiting:C1
 }
 
 # kill_case SCENARIO STRATEGY SELECTION [N,N...]: prepare the case, then
@@ -623,14 +763,27 @@ kill_case() {
 	[ "$stride" -ne 4 ] || what="every fourth call that changes the file system"
 	[ "$FULL" != 1 ] && [ "$sel" != every ] || what="every call"
 	[ -z "$pick" ] || what="calls $pick"
+	[ "$CASE_BY_DPKG" = 0 ] || what+=", the run by stock dpkg"
 	note "$CASE: $CASE_POINTS kill points ($what, of $total calls), $CASE_VIOLATIONS violations ($CASE_KNOWN of known bugs only), $((SECONDS - t0)) s"
 	[ "$CASE_DRIFT" -eq 0 ] || note "$CASE: $CASE_DRIFT kill points hit another call than in the crash-free run, or were not reached"
 	printf '%s %s %s %s %s %s %s\n' "$scen" "$strat" "$CASE_POINTS" "$CASE_VIOLATIONS" "$CASE_KNOWN" "$total" "$what" >>"$SUMMARY"
 	TOTAL_POINTS=$((TOTAL_POINTS + CASE_POINTS))
 	TOTAL_VIOLATIONS=$((TOTAL_VIOLATIONS + CASE_VIOLATIONS))
 	TOTAL_KNOWN=$((TOTAL_KNOWN + CASE_KNOWN))
-	if [ "$CASE_VIOLATIONS" -gt "$CASE_KNOWN" ]; then
-		check_fail "$CASE: $((CASE_VIOLATIONS - CASE_KNOWN)) of $CASE_POINTS kill points violate the contract (not counting known bugs)"
+	judge "$((CASE_VIOLATIONS - CASE_KNOWN)) of $CASE_POINTS kill points violate the contract (not counting known bugs)" \
+		"$((CASE_VIOLATIONS - CASE_KNOWN))"
+}
+
+# judge MSG COUNT: COUNT violations of the current case fail the test,
+# unless the case's action is stock dpkg's (unpkg hands it over): then
+# they are dpkg's, reported and not judged (doc/reliability.md has them),
+# but with UNPKG_FAULTS_STRICT=1.
+judge() {
+	[ "$2" -gt 0 ] || return 0
+	if [ "$CASE_BY_DPKG" = 1 ] && [ "$STRICT" != 1 ]; then
+		note "$CASE: stock dpkg carried out the run: $1 (reported, not judged)"
+	else
+		check_fail "$CASE: $1"
 	fi
 }
 
@@ -698,8 +851,7 @@ fault_at() {
 	case $spec in fdatasync:* | fsync:* | syncfs:*) sync=1 ;; esac
 	reset_root "$CASE_TPL"
 	strace -f -qq -y -s 40 -o "$W/fault.trace" -e trace="$FAULT_TRACE" \
-		-e inject="$spec" \
-		"$UNPKG" --root="$ROOT" --sync="$CASE_STRAT" -i "${CASE_DEBS[@]}" \
+		-e inject="$spec" "${CASE_CMD[@]}" \
 		</dev/null >"$W/fault.out" 2>"$W/fault.err" || rc=$?
 	fault_rc=$rc
 	CASE_FAULT_RUNS=$((CASE_FAULT_RUNS + 1))
@@ -757,14 +909,15 @@ fault_at() {
 	fi
 
 	check_after_fault "$W/viol.state" || cat "$W/viol.state" >>"$W/viol"
-	# no debris, but the new conffiles of a package left unpacked (they
-	# wait for its configuration as NAME.dpkg-new, as with dpkg)
+	# no debris, but the new conffiles of a package left unpacked or
+	# half-configured (they wait for its configuration as NAME.dpkg-new,
+	# as with dpkg)
 	local debris='' d
 	while IFS= read -r d; do
 		case $d in
 		*.dpkg-new)
 			p=$(awk -F'\t' -v f="${d%.dpkg-new}" '$2 == f && $3 == "conf" { print $1 }' "$CASE_PATHS")
-			if [ -n "$p" ] && awk -v p="$p" '$1 == p && $5 == "unpacked" { f = 1 } END { exit !f }' "$W/cur.status" &&
+			if [ -n "$p" ] && awk -v p="$p" '$1 == p && ($5 == "unpacked" || $5 == "half-configured") { f = 1 } END { exit !f }' "$W/cur.status" &&
 				[ "$(awk -v p="$p" '$1 == p { print $2 }' "$W/cur.status")" = "$(awk -v p="$p" '$1 == p { print $3 }' "$CASE_VERSIONS")" ]; then
 				continue
 			fi
@@ -773,8 +926,10 @@ fault_at() {
 		debris+="$d "
 	done < <(find "$ROOT" \( -name '*.dpkg-new' -o -name '*.dpkg-tmp' \) -printf '%P\n')
 	[ -z "$debris" ] || echo "debris left: $debris" >>"$W/viol"
-	# per package: exactly as before, or (checked above) old or new
+	# per package: exactly as before, or (checked above) old or new;
+	# an action other than unpacking is judged by the state rules alone
 	local want st line
+	[ "$CASE_ACTION" = unpack ] || : >"$W/progress"
 	while read -r p started renamed; do
 		want=
 		# a failed sync ends the run: every package not renamed yet
@@ -799,7 +954,7 @@ fault_at() {
 		awk -v p="$p" '$1 == p && $2 != "-" { print "'"$p"' has new files though '"$want"': " $2 }' \
 			"$W/cur.newness" >>"$W/viol"
 	done <"$W/progress"
-	if [ "$any_renamed" = 0 ] && [ "$sync" = 1 ]; then
+	if [ "$any_renamed" = 0 ] && [ "$sync" = 1 ] && [ "$CASE_ACTION" = unpack ]; then
 		# the whole root as before, but for a mark (checked above)
 		grep -v '^var/lib/dpkg/status ' "$CASE_OLD_FP" >"$W/fp.a"
 		grep -v '^var/lib/dpkg/status ' "$W/cur.fp" >"$W/fp.b"
@@ -810,8 +965,7 @@ fault_at() {
 	fi
 
 	rc=0
-	"$UNPKG" --root="$ROOT" --sync="$CASE_STRAT" -i "${CASE_DEBS[@]}" \
-		</dev/null >"$W/rerun.out" 2>"$W/rerun.err" || rc=$?
+	"${CASE_RERUN[@]}" </dev/null >"$W/rerun.out" 2>"$W/rerun.err" || rc=$?
 	[ "$rc" -eq 0 ] ||
 		echo "the good run afterwards exited $rc: $(head -c 300 "$W/rerun.err" | tr '\n' ' ')" >>"$W/viol"
 	check_converged "$W/viol.conv" || cat "$W/viol.conv" >>"$W/viol"
@@ -827,9 +981,8 @@ fault_at() {
 		if [ "$CASE_FAULT_VIOLATIONS" -le "$MAXSHOW" ]; then
 			printf '%s: VIOLATION %s %s (%s)\n' "$TEST_NAME" "$CASE" "$label" "$where" >&2
 			sed 's/^/    /' "$W/viol" >&2
-			printf '    reproduce on a copy of the %s root: strace -f -o /dev/null -e trace=%s -e inject=%s unpkg --root=ROOT --sync=%s -i %s\n' \
-				"${CASE%%-*}" "${spec%%:*}" "$spec" "$CASE_STRAT" \
-				"$(for d in "${CASE_DEBS[@]}"; do printf '%s ' "${d##*/}"; done)" >&2
+			printf '    reproduce on a copy of the %s root: strace -f -o /dev/null -e trace=%s -e inject=%s %s\n' \
+				"${CASE%%-*}" "${spec%%:*}" "$spec" "$CASE_SHOW" >&2
 		fi
 	fi
 }
@@ -861,13 +1014,13 @@ fault_case() {
 		esac
 	done 3<"$CASE_DIR/faults"
 	note "$CASE: $CASE_FAULT_RUNS runs with $what (of $count calls), $CASE_FAULT_VIOLATIONS with violations ($CASE_FAULT_KNOWN of known bugs only), $((SECONDS - t0)) s"
+	[ "$CASE_BY_DPKG" = 0 ] || what+=" (the run by stock dpkg)"
 	printf '%s %s %s %s %s %s\n' "$scen" "$strat" "$what" "$CASE_FAULT_RUNS" "$CASE_FAULT_VIOLATIONS" "$CASE_FAULT_KNOWN" >>"$W/faults.summary"
 	TOTAL_FAULT_RUNS=$((TOTAL_FAULT_RUNS + CASE_FAULT_RUNS))
 	TOTAL_FAULT_VIOLATIONS=$((TOTAL_FAULT_VIOLATIONS + CASE_FAULT_VIOLATIONS))
 	TOTAL_FAULT_KNOWN=$((TOTAL_FAULT_KNOWN + CASE_FAULT_KNOWN))
-	if [ "$CASE_FAULT_VIOLATIONS" -gt "$CASE_FAULT_KNOWN" ]; then
-		check_fail "$CASE: $((CASE_FAULT_VIOLATIONS - CASE_FAULT_KNOWN)) of $CASE_FAULT_RUNS runs with $what violate the contract (not counting known bugs)"
-	fi
+	judge "$((CASE_FAULT_VIOLATIONS - CASE_FAULT_KNOWN)) of $CASE_FAULT_RUNS runs with $what violate the contract (not counting known bugs)" \
+		"$((CASE_FAULT_VIOLATIONS - CASE_FAULT_KNOWN))"
 }
 TOTAL_FAULT_RUNS=0
 TOTAL_FAULT_VIOLATIONS=0
@@ -1062,6 +1215,7 @@ if [ -n "$ONLY" ]; then
 	case ${o_case##*/} in
 	selftest)
 		prepare_case upgrade dpkg && kill_points "$CASE_DIR/trace" >"$CASE_DIR/points" && selftest
+		selftest_rules
 		;;
 	enospc | eio) fault_case "${o_case%%/*}" "$(cut -d/ -f2 <<<"$o_case")" "${o_case##*/}" ;;
 	*) kill_case "${o_case%/*}" "${o_case#*/}" all "$o_pts" ;;
@@ -1074,6 +1228,7 @@ if [[ " ${STRATEGIES[*]} " == *" dpkg "* ]]; then
 	prepare_case upgrade dpkg && kill_points "$CASE_DIR/trace" >"$CASE_DIR/points" &&
 		selftest
 fi
+selftest_rules
 
 # 1. SIGKILL.  Default: the default strategy (auto) at every call of the
 # fresh install, the smaller case, and at every second call that changes
@@ -1105,10 +1260,41 @@ if [[ " ${STRATEGIES[*]} " == *" dpkg "* ]]; then
 		kill_case fallback dpkg "~12"
 	fi
 fi
+# The other actions: the default strategy at every call that changes the
+# file system of the configuration and the trigger processing, at every
+# second one of the removal and the purge; about 12 points for the other
+# strategies (all in full mode).  Where stock dpkg carries the action
+# out, there is one case, without --sync.
+for scen in $ACTION_SCENARIOS; do
+	sync_probe "$scen"
+	for strat in "${STRATEGIES[@]}"; do
+		if [ "$strat" != auto ] && [ "${SYNC_OK[$scen]}" = 0 ]; then
+			continue
+		elif [ "$FULL" != 0 ]; then
+			kill_case "$scen" "$strat" all
+		elif [ "$strat" != auto ]; then
+			kill_case "$scen" "$strat" "~12"
+		elif [ "$scen" = remove ] || [ "$scen" = purge ]; then
+			kill_case "$scen" "$strat" /2
+		else
+			kill_case "$scen" "$strat" all
+		fi
+	done
+done
 
-# 2. Failing calls: every write to a file and every sync of the default
+# 2. Failing calls: every sync of the other actions with the default
+# strategy (with every strategy in full mode); then every write to a file
+# and every sync of the default
 # strategy (auto) and of dpkg's, about 12 syncs of each other one (all in
 # full mode).
+for scen in $ACTION_SCENARIOS; do
+	for strat in "${STRATEGIES[@]}"; do
+		if [ "$strat" = auto ] || { [ "$FULL" != 0 ] && [ "${SYNC_OK[$scen]}" = 1 ] &&
+			[ "$strat" != none ]; }; then
+			fault_case "$scen" "$strat" eio
+		fi
+	done
+done
 for strat in "${STRATEGIES[@]}"; do
 	if [ "$strat" = auto ] || [ "$strat" = dpkg ] || [ "$FULL" != 0 ]; then
 		fault_case upgrade "$strat" enospc

@@ -657,6 +657,20 @@ run_logged() {
 	"$@" <"/dev/null" >"$prefix.out" 2>"$prefix.err" || RUN_RC=$?
 }
 
+# handed_to_dpkg TEMPLATE ARG...: true if unpkg hands the action of ARGs
+# to stock dpkg, which knows no --sync (tried on a scratch copy of the root
+# TEMPLATE): a test that runs such an action with --sync=STRATEGY runs it
+# without.
+handed_to_dpkg() {
+	local tpl=$1 d=$TESTDIR/handed-probe rc=0
+	shift
+	rm -rf "$d"
+	cp -a "$tpl" "$d"
+	"$UNPKG" --root="$d" --sync=auto "$@" </dev/null >"$d.out" 2>&1 || rc=$?
+	rm -rf "$d"
+	[ "$rc" -ne 0 ] && grep -q 'unknown option --sync' "$d.out"
+}
+
 # unpkg_in ROOT ARG...: run unpkg on ROOT the safe way (outputs not captured).
 unpkg_in() {
 	local root=$1
