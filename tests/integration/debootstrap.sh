@@ -23,7 +23,13 @@
 #      reinstalled (2.0) and downgraded (1.0) with apt-get
 #   4. apt-get install --reinstall of real packages (cron, ca-certificates,
 #      sudo)
-# After each step both roots must have the same exit status, and at the end
+#   5. apt-get remove of the local packages (one without conffiles, one
+#      with), apt-get purge of what is left, and apt-get purge --autoremove
+#      of real packages (curl, wget) with the libraries only they needed
+# After each step both roots must have the same exit status, unpkg must
+# have handed no action that changes the system (--unpack, --configure,
+# --triggers-only, --remove, --purge, --install) to stock dpkg (a wrapper
+# in the unpkg root logs what it hands over), and at the end
 # the same file tree (see TREE_EXCLUDE and the mtime rule below), the same
 # dpkg database (db_manifest: status, info/, triggers/, alternatives/),
 # every package "ii", and dpkg --audit and dpkg -V printing nothing.
@@ -213,11 +219,18 @@ done < <(ldd "$UNPKG" | grep -oE '/[^ ]+' | sort -u)
 for r in "$A" "$B"; do
 	mkdir -p "$r/opt/unpkg-test" "$r/usr/local/sbin"
 	cp -a -- "$bundle/." "$r/opt/unpkg-test/"
+	# What unpkg hands to stock dpkg goes through a wrapper that logs
+	# it: no state-changing action may be among it.
 	cat >"$r/usr/local/sbin/unpkg" <<-EOF
 	#!/bin/sh
-	exec /opt/unpkg-test/lib/$loader --library-path /opt/unpkg-test/lib /opt/unpkg-test/unpkg "\$@"
+	UNPKG_DPKG=/usr/local/sbin/dpkg-handed exec /opt/unpkg-test/lib/$loader --library-path /opt/unpkg-test/lib /opt/unpkg-test/unpkg "\$@"
 	EOF
-	chmod 755 "$r/usr/local/sbin/unpkg"
+	cat >"$r/usr/local/sbin/dpkg-handed" <<-'EOF'
+	#!/bin/sh
+	echo "$*" >>/var/log/unpkg-handed
+	exec /usr/bin/dpkg "$@"
+	EOF
+	chmod 755 "$r/usr/local/sbin/unpkg" "$r/usr/local/sbin/dpkg-handed"
 	chroot_mounts "$r" san
 done
 in_root "$A" unpkg --version >"$TESTDIR/version" 2>&1 ||
@@ -263,6 +276,20 @@ apt_both() {
 	fi
 	[ "$rc_b" -eq 0 ] || hard_error "step $STEP failed with stock dpkg (exit $rc_b): the test's setup is wrong"
 	[ "$rc_a" -eq 0 ] || check_fail "step $STEP ($title): apt-get with unpkg exited $rc_a, with dpkg 0"
+	handed_check "step $STEP ($title)"
+}
+
+# handed_check WHAT: unpkg handed no action that changes the system to
+# stock dpkg (queries and selections may go there).
+handed_check() {
+	local log=$A/var/log/unpkg-handed
+	[ -e "$log" ] || return 0
+	awk '{ for (i = 1; i <= NF; i++)
+		if ($i ~ /^(--configure|--triggers-only|--remove|-r|--purge|-P|--install|-i|--unpack)$/) {
+			print; next } }' "$log" >"$TESTDIR/handed.$STEP"
+	note "$1: handed to stock dpkg: $(wc -l <"$log") call(s), $(wc -l <"$TESTDIR/handed.$STEP") changing the system"
+	assert_empty "$TESTDIR/handed.$STEP" "$1: actions unpkg handed to stock dpkg"
+	rm -f -- "$log"
 }
 
 apt_both "upgrade the base" upgrade
@@ -307,9 +334,6 @@ demo_pkg() {
 		set -e
 		mkdir -p /var/lib/unpkg-twin-demo
 		echo "$v $s \$*" >>/var/lib/unpkg-twin-demo/calls
-		if [ "$s" = postrm ] && [ "\$1" = purge ]; then
-			rm -rf /var/lib/unpkg-twin-demo
-		fi
 		EOF
 		chmod 755 "$d/DEBIAN/$s"
 	done
@@ -338,6 +362,10 @@ apt_both "install a package that triggers it" install /root/unpkg-twin-hook_1.0_
 apt_both "reinstall it" install --reinstall /root/unpkg-twin-demo_2.0_all.deb
 apt_both "downgrade it" install --allow-downgrades /root/unpkg-twin-demo_1.0_all.deb
 apt_both "reinstall real packages" install --reinstall cron ca-certificates sudo
+apt_both "remove a package without conffiles" remove unpkg-twin-hook
+apt_both "remove a package with conffiles" remove unpkg-twin-demo
+apt_both "purge what it left" purge unpkg-twin-demo
+apt_both "purge real packages and what only they needed" purge --autoremove curl wget
 
 for r in "$A" "$B"; do
 	chroot_umounts "$r"
