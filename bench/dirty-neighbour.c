@@ -4,12 +4,19 @@
  *   dirty-neighbour write FILE SIZE LOG
  *   dirty-neighbour fsync [-i MS] FILE LOG
  *
- * "write" writes SIZE bytes into FILE without syncing, then every 50 ms
- * reads Dirty and Writeback of /proc/meminfo and, when Dirty is below
- * SIZE (after a sync wrote the data back), rewrites the missing amount of
- * FILE, 1 MiB at a time, from where it last stopped: Dirty stays near
- * SIZE while costing little CPU when nobody writes the data back.  Every
- * 50 ms it appends "EPOCH DIRTY_KIB WRITEBACK_KIB" to LOG.
+ * "write" writes SIZE bytes into FILE without syncing, and then every
+ * 50 ms asks the file system (FIEMAP) which parts of FILE are no longer
+ * waiting for delayed allocation, that is, were written back (by a sync,
+ * or by the kernel's flusher), frees them (punches a hole) and writes them
+ * again: SIZE of FILE stays dirty on the file system at little CPU cost
+ * while nobody writes it back.  (Dirty of /proc/meminfo cannot tell: it
+ * counts every file system of the machine, and a sync that writes FILE
+ * through a loop device to an image file moves the dirty pages to the
+ * image's file system without lowering it.)  Every 50 ms it appends
+ * "EPOCH OWN_KIB DIRTY_KIB WRITEBACK_KIB" to LOG: how much of FILE waits
+ * for allocation, then Dirty and Writeback of /proc/meminfo.  It needs a
+ * file system with delayed allocation that FIEMAP reports (ext4, xfs,
+ * btrfs).
  *
  * "fsync" appends 512 bytes to FILE and fsyncs it every MS milliseconds
  * (default 50; a late sample starts the next one at once), and appends
@@ -27,6 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -118,37 +128,112 @@ static int open_log(const char *path)
 	return fd;
 }
 
+/* A range of FILE to write again. */
+struct range {
+	long long off, len;
+	int punch; /* allocated on disk: free it first */
+};
+
+#define MAX_RANGES 256
+#define NEXTENTS 256
+
+static void add_range(struct range *r, int *n, long long off, long long len, int punch)
+{
+	if (len <= 0 || *n >= MAX_RANGES)
+		return;
+	r[*n].off = off;
+	r[*n].len = len;
+	r[*n].punch = punch;
+	(*n)++;
+}
+
+/* The bytes of FILE (fd, SIZE long) waiting for delayed allocation, and
+ * in R (*n of them) the ranges that are not: holes and extents on disk. */
+static long long own_dirty(int fd, long long size, struct range *r, int *n)
+{
+	static union {
+		struct fiemap fm;
+		char bytes[sizeof(struct fiemap) + NEXTENTS * sizeof(struct fiemap_extent)];
+	} u;
+	long long pos = 0, delalloc = 0;
+	int last = 0;
+
+	*n = 0;
+	while (!last && pos < size) {
+		unsigned i;
+
+		memset(&u.fm, 0, sizeof(u.fm));
+		u.fm.fm_start = (unsigned long long)pos;
+		u.fm.fm_length = (unsigned long long)(size - pos);
+		u.fm.fm_extent_count = NEXTENTS;
+		if (ioctl(fd, FS_IOC_FIEMAP, &u.fm) != 0)
+			die("FIEMAP");
+		if (u.fm.fm_mapped_extents == 0)
+			break;
+		for (i = 0; i < u.fm.fm_mapped_extents; i++) {
+			const struct fiemap_extent *e = &u.fm.fm_extents[i];
+			long long lo = (long long)e->fe_logical, hi = lo + (long long)e->fe_length;
+
+			if (lo < pos)
+				lo = pos;
+			if (hi > size)
+				hi = size;
+			add_range(r, n, pos, lo - pos, 0);
+			if (e->fe_flags & FIEMAP_EXTENT_DELALLOC)
+				delalloc += hi - lo;
+			else
+				add_range(r, n, lo, hi - lo, 1);
+			if (hi > pos)
+				pos = hi;
+			if (e->fe_flags & FIEMAP_EXTENT_LAST)
+				last = 1;
+		}
+	}
+	add_range(r, n, pos, size - pos, 0);
+	return delalloc;
+}
+
 static int do_write(const char *file, long long size, const char *logpath)
 {
 	static char buf[CHUNK];
-	long long off = 0, dirty, wb;
-	int fd, logfd = open_log(logpath);
+	static struct range r[MAX_RANGES];
+	long long dirty, wb, own;
+	int fd, logfd = open_log(logpath), n;
 	double next;
 
 	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		die(file);
+	if (ftruncate(fd, size) != 0)
+		die(file);
 	memset(buf, 'n', sizeof(buf));
 	for (next = clock_s(CLOCK_MONOTONIC); !stop; next += 0.05) {
-		char line[96];
-		long long todo;
+		char line[128];
+		long long todo = MAX_PER_TICK;
+		int i;
 
+		own = own_dirty(fd, size, r, &n);
 		meminfo(&dirty, &wb);
-		snprintf(line, sizeof(line), "%.6f %lld %lld\n", clock_s(CLOCK_REALTIME), dirty, wb);
+		snprintf(line, sizeof(line), "%.6f %lld %lld %lld\n", clock_s(CLOCK_REALTIME),
+			 own / 1024, dirty, wb);
 		log_line(logfd, line);
-		todo = size - dirty * 1024;
-		if (todo > MAX_PER_TICK)
-			todo = MAX_PER_TICK;
-		while (todo > 0 && !stop) {
-			size_t n = (size_t)(size - off < CHUNK ? size - off : CHUNK);
+		for (i = 0; i < n && todo > 0 && !stop; i++) {
+			long long off = r[i].off, end = r[i].off + r[i].len;
 
-			if (pwrite(fd, buf, n, off) != (ssize_t)n) {
-				if (errno == EINTR)
-					continue;
-				die(file);
+			if (r[i].punch &&
+			    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, r[i].len) != 0)
+				die("fallocate(PUNCH_HOLE)");
+			while (off < end && todo > 0) {
+				size_t len = (size_t)(end - off < CHUNK ? end - off : CHUNK);
+
+				if (pwrite(fd, buf, len, off) != (ssize_t)len) {
+					if (errno == EINTR)
+						continue;
+					die(file);
+				}
+				off += (long long)len;
+				todo -= (long long)len;
 			}
-			todo -= (long long)n;
-			off = (off + (long long)n) % size;
 		}
 		if (clock_s(CLOCK_MONOTONIC) > next + 0.05)
 			next = clock_s(CLOCK_MONOTONIC);

@@ -154,9 +154,9 @@ done
 # 3 s without an install at one fsync per 50 ms: some 60
 [ "$(csv_field "$nb" idle fsyncs)" -ge 20 ] ||
 	check_fail "the neighbour recorded $(csv_field "$nb" idle fsyncs) fsyncs in 3 s"
-dirty=$(csv_field "$nb" idle dirty_mib_median)
+dirty=$(csv_field "$nb" idle neighbour_dirty_mib_median)
 [ "$dirty" != NA ] && [ "$dirty" -ge 28 ] ||
-	check_fail "the dirty level was not reached: Dirty $dirty MiB, 32 MiB wanted"
+	check_fail "the dirty level was not reached: $dirty MiB of 32 MiB dirty"
 if command -v python3 >/dev/null 2>&1; then
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["dirty_neighbour"]["fsync_latency_ms"]) == 3' \
 		"$TESTDIR/r3.json" || check_fail "r3.json has no dirty_neighbour with 3 lines"
