@@ -127,12 +127,15 @@ assert_grep 'benchpkg2/f3' "$TESTDIR/b2.err" "the difference is shown"
 section "a dirty neighbour"
 # 32 MiB kept dirty on the file system of the roots, a small fsync every
 # 50 ms: the neighbours' figures are reported, the dirty level was reached
-# and the kernel's dirty limits are restored afterwards.
+# and the kernel's dirty limits (and the devices' shares) are restored.
 sysctls() {
 	local v
 	for v in dirty_bytes dirty_ratio dirty_background_bytes dirty_background_ratio \
 		dirty_expire_centisecs; do
 		printf '%s=%s ' "$v" "$(cat "/proc/sys/vm/$v")"
+	done
+	for v in /sys/class/bdi/*/min_ratio; do
+		printf '%s=%s ' "$v" "$(cat "$v")"
 	done
 }
 before=$(sysctls)
