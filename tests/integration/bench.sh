@@ -5,7 +5,9 @@
 # call counts are the ones each contender stands for (io_uring submissions
 # of other programs running at the same time not counted), that the CSV
 # and JSON reports are written, and that a contender whose tree differs
-# is flagged (with a wrapper of unpkg that drops a file).  Where io_uring
+# is flagged (with a wrapper of unpkg that drops a file), and that
+# --dirty-neighbour reports the neighbours' fsyncs and the dirty level it
+# kept, and restores the kernel's dirty limits.  Where io_uring
 # submissions cannot be counted (no tracefs) or io_uring does not work,
 # that part is skipped (skip_part) and the rest is checked.
 TEST_NAME=bench
@@ -121,6 +123,47 @@ assert_status 1 "$RUN_RC" "unpkg-bench with a broken contender"
 [ "$(csv_field "$TESTDIR/r2.csv" unpkg-none tree)" = DIFFERS ] ||
 	check_fail "the broken contender is not flagged: $(csv_field "$TESTDIR/r2.csv" unpkg-none tree)"
 assert_grep 'benchpkg2/f3' "$TESTDIR/b2.err" "the difference is shown"
+
+section "a dirty neighbour"
+# 32 MiB kept dirty on the file system of the roots, a small fsync every
+# 50 ms: the neighbours' figures are reported, the dirty level was reached
+# and the kernel's dirty limits (and the devices' shares) are restored.
+sysctls() {
+	local v
+	for v in dirty_bytes dirty_ratio dirty_background_bytes dirty_background_ratio \
+		dirty_expire_centisecs; do
+		printf '%s=%s ' "$v" "$(cat "/proc/sys/vm/$v")"
+	done
+	for v in /sys/class/bdi/*/min_ratio; do
+		printf '%s=%s ' "$v" "$(cat "$v")"
+	done
+}
+before=$(sysctls)
+run_logged "$TESTDIR/b3" env UNPKG_BENCH_NEIGHBOUR="${BENCHDIR:-$(dirname "$UNPKG")/../bench}/dirty-neighbour" \
+	"$BENCH" --unpkg "$UNPKG" --runs 1 --no-count --dir "$TESTDIR" --dirty-neighbour 32M \
+	--contenders dpkg-safe,unpkg-auto --out "$TESTDIR/r3" "$TESTDIR/p1.deb" "$TESTDIR/p2.deb"
+show_file "$TESTDIR/b3.out" "unpkg-bench --dirty-neighbour output"
+assert_status 0 "$RUN_RC" "unpkg-bench --dirty-neighbour"
+if [ "$RUN_RC" -ne 0 ]; then
+	show_file "$TESTDIR/b3.err" "unpkg-bench stderr"
+fi
+[ "$(sysctls)" = "$before" ] ||
+	check_fail "the dirty limits were not restored: before $before, after $(sysctls)"
+nb=$TESTDIR/r3-neighbour.csv
+[ -s "$nb" ] || check_fail "r3-neighbour.csv was not written"
+for c in idle dpkg-safe unpkg-auto; do
+	[ -n "$(csv_field "$nb" "$c" fsyncs)" ] || check_fail "r3-neighbour.csv: no line for $c"
+done
+# 3 s without an install at one fsync per 50 ms: some 60
+[ "$(csv_field "$nb" idle fsyncs)" -ge 20 ] ||
+	check_fail "the neighbour recorded $(csv_field "$nb" idle fsyncs) fsyncs in 3 s"
+dirty=$(csv_field "$nb" idle neighbour_dirty_mib_median)
+[ "$dirty" != NA ] && [ "$dirty" -ge 28 ] ||
+	check_fail "the dirty level was not reached: $dirty MiB of 32 MiB dirty"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["dirty_neighbour"]["fsync_latency_ms"]) == 3' \
+		"$TESTDIR/r3.json" || check_fail "r3.json has no dirty_neighbour with 3 lines"
+fi
 
 if [ -n "$URING_SKIP" ]; then
 	skip_part "the io_uring counts" "$URING_SKIP"
