@@ -61,8 +61,8 @@ START_TEST(test_conffile_action)
 }
 END_TEST
 
-/* A fake run: dep[i] is the package i waits for (-1: none), fail[i] a
- * package whose configuration fails. */
+/* A fake run: dep[i] is the package i waits for (-1: none); fail[i] a
+ * package whose configuration fails (it is no longer pending either). */
 struct fake {
 	size_t n;
 	int pending[8];
@@ -77,22 +77,23 @@ static int f_pending(void *ctx, size_t i)
 	return ((struct fake *)ctx)->pending[i];
 }
 
-static int f_ready(void *ctx, size_t i)
+static int f_ready(void *ctx, size_t i, int level)
 {
 	struct fake *f = ctx;
 
 	if (f->error_at == (int)i)
 		return -1;
-	return f->dep[i] < 0 || !f->pending[f->dep[i]];
+	return level > 0 || f->dep[i] < 0 || !f->pending[f->dep[i]];
 }
 
-static int f_configure(void *ctx, size_t i)
+static int f_configure(void *ctx, size_t i, int level)
 {
 	struct fake *f = ctx;
 
+	(void)level;
 	f->order[f->norder++] = i;
 	f->pending[i] = 0;
-	return f->fail[i] ? 0 : 1;
+	return 0;
 }
 
 static const struct configure_steps steps = { f_pending, f_ready,
@@ -144,6 +145,19 @@ START_TEST(test_order_failure_goes_on)
 }
 END_TEST
 
+START_TEST(test_order_dpkg_queue)
+{
+	/* dpkg's queue on "a c e f d b", a depending on b, c and d on each
+	 * other, e and f failing (not pending once configured): b, a, then
+	 * the cycle broken at c, the first of it in the queue */
+	struct fake f = { .n = 6, .pending = { 1, 1, 1, 1, 1, 1 },
+			  .dep = { 5, 4, -1, -1, 1, -1 }, .error_at = -1 };
+	static const size_t want[] = { 2, 3, 5, 0, 1, 4 };
+
+	run_fake(&f, want, 6);
+}
+END_TEST
+
 START_TEST(test_order_error)
 {
 	struct fake f = { .n = 2, .pending = { 1, 1 }, .dep = { -1, -1 },
@@ -163,6 +177,7 @@ int main(void)
 	tcase_add_test(tc, test_order_dependencies_first);
 	tcase_add_test(tc, test_order_cycle);
 	tcase_add_test(tc, test_order_failure_goes_on);
+	tcase_add_test(tc, test_order_dpkg_queue);
 	tcase_add_test(tc, test_order_error);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
