@@ -104,9 +104,9 @@ cfg_run() {
 		assert_same_file "$b/log" "$a/log" "postinst calls (dpkg vs unpkg)"
 	fi
 	# dpkg's words for the errors
-	grep -E '^ (package|no package|dependency problems|installed|  Package|  Version| [a-z]+ depends)' \
+	grep -E '^ +(package|no package|dependency problems|installed|Package|Version|[a-z]+ depends)' \
 		"$b.err" >"$b.why" || true
-	grep -E '^ (package|no package|dependency problems|installed|  Package|  Version| [a-z]+ depends)' \
+	grep -E '^ +(package|no package|dependency problems|installed|Package|Version|[a-z]+ depends)' \
 		"$a.err" >"$a.why" || true
 	assert_same_file "$b.why" "$a.why" "error messages"
 	compare_trees "$a" "$b" "--configure $*" log
