@@ -661,7 +661,7 @@ int configure_pkgs(struct run *r, struct unpkg_err *err)
 	 * written after the renames, put in place after the sync.  Nothing
 	 * else need be durable before the postinsts: unpacked and
 	 * half-configured both have the next run run them again. */
-	if (staged) {
+	if (staged || !any_postinst(r)) {
 		h.ctx = &pl;
 		if (!any_postinst(r))
 			h.renamed = record_unscripted;
