@@ -21,7 +21,8 @@
 
 /* Configure packages `names[0..n)` ("name" or "name:arch"), or with
  * `pending` (n must be 0) every package the database has unpacked or
- * half-configured, in the order of the database.  A name that is not
+ * half-configured, in the order of dpkg's package table (the order
+ * dpkg's --pending takes them in).  A name that is not
  * installed, or a package already configured or not ready, is an error
  * of that package in dpkg's words; a package with triggers to process
  * (triggers-pending, triggers-awaited) is left to the trigger processing
