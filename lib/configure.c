@@ -312,9 +312,72 @@ static int put_quietly(struct run *r, struct pkg *p, enum unpkg_status status,
 	return ret;
 }
 
-/* "Setting up": half-configured, the postinst if it has one, then
- * installed, in memory, each with its status line. */
-static int configure_one(struct run *r, struct pkg *p, struct unpkg_err *err)
+/* The events of a package held back until its turn: the run settles
+ * the conffiles of every package before the first postinst, dpkg each
+ * package's at its turn, between its unpacked and half-configured
+ * lines. */
+struct held_event {
+	enum unpkg_event_kind kind;
+	char *package, *message, *action;
+};
+
+struct held {
+	struct held_event *v;
+	size_t n;
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s != NULL ? strdup(s) : NULL;
+}
+
+static void hold_event(void *ctx, const struct unpkg_event *ev)
+{
+	struct held *h = ctx;
+	struct held_event *grown = realloc(h->v, (h->n + 1) * sizeof(*grown));
+
+	if (grown == NULL)
+		return;		/* a message lost, nothing else */
+	h->v = grown;
+	grown[h->n].kind = ev->kind;
+	grown[h->n].package = dup_or_null(ev->package);
+	grown[h->n].message = dup_or_null(ev->message);
+	grown[h->n].action = dup_or_null(ev->action);
+	h->n++;
+}
+
+/* Deliver the held events to `to` (may be NULL: discarded) and free
+ * them. */
+static void replay_held(const struct unpkg_events *to, struct held *h)
+{
+	size_t i;
+
+	for (i = 0; h != NULL && i < h->n; i++) {
+		struct held_event *e = &h->v[i];
+		struct unpkg_event ev = {
+			.kind = e->kind,
+			.package = e->package,
+			.message = e->message,
+			.action = e->action,
+		};
+
+		if (to != NULL && to->fn != NULL)
+			to->fn(to->ctx, &ev);
+		free(e->package);
+		free(e->message);
+		free(e->action);
+	}
+	if (h != NULL) {
+		free(h->v);
+		h->v = NULL;
+		h->n = 0;
+	}
+}
+
+/* "Setting up": its held events, half-configured, the postinst if it has
+ * one, then installed, in memory, each with its status line. */
+static int configure_one(struct run *r, struct pkg *p, struct held *held,
+			 struct unpkg_err *err)
 {
 	int ok = 1;
 
@@ -323,6 +386,7 @@ static int configure_one(struct run *r, struct pkg *p, struct unpkg_err *err)
 	configure_processing(r, p);
 	run_status_event(r, p, p->arch, p->version,
 			 settled(p) ? "half-configured" : "unpacked");
+	replay_held(r->o->events, held);
 	if (run_put_state(r, p, "ok", UNPKG_STATUS_HALF_CONFIGURED, err) < 0)
 		return -1;
 	if (p->scripts[maint_index("postinst")].present)
@@ -385,6 +449,7 @@ struct plan {
 	/* the transaction's entries of each package's conffiles */
 	struct unpkg_commit_savepoint *sp;
 	unsigned char *staged;
+	struct held *held;	/* each package's events until its turn */
 };
 
 /* The package of the run that `dp` is, or NULL. */
@@ -529,11 +594,12 @@ static int plan_configure(void *ctx, size_t i, int level)
 		unpkg_err_init(&perr);
 		unpkg_err_set(&perr, UNPKG_ERR_DEPENDS, "dependency problems "
 			      "- leaving unconfigured");
+		replay_held(NULL, &pl->held[i]);
 		if (unconfigure(pl, i, pl->err) < 0)
 			return -1;
 		run_fail_pkg(r, p, p->key, &perr);
 	} else {
-		ok = configure_one(r, p, pl->err);
+		ok = configure_one(r, p, &pl->held[i], pl->err);
 		if (ok < 0)
 			return -1;
 	}
@@ -543,6 +609,26 @@ static int plan_configure(void *ctx, size_t i, int level)
 static const struct configure_steps plan_steps = {
 	plan_pending, plan_ready, plan_configure,
 };
+
+/* stage_conffiles() for package i, its events held until its turn;
+ * not where the administrator is asked (the question comes with its
+ * status line). */
+static int stage_held(struct plan *pl, size_t i, struct unpkg_err *err)
+{
+	struct run *r = pl->r;
+	const struct unpkg_install_opts *o = r->o;
+	struct unpkg_install_opts quiet = *o;
+	struct unpkg_events sink = { hold_event, &pl->held[i] };
+	int ret;
+
+	if (o->conffile_ask != NULL)
+		return stage_conffiles(r, &r->pkgs[i], err);
+	quiet.events = &sink;
+	r->o = &quiet;
+	ret = stage_conffiles(r, &r->pkgs[i], err);
+	r->o = o;
+	return ret;
+}
 
 /* Stage the conffiles of the packages the plan configures, each between
  * its savepoints.  1: some entries staged; 0: none; -1: error. */
@@ -562,7 +648,7 @@ static int stage_planned(struct plan *pl, struct unpkg_err *err)
 			continue;
 		unpkg_err_init(&perr);
 		unpkg_commit_savepoint(r->commit, &pl->sp[2 * i]);
-		ok = stage_conffiles(r, p, &perr);
+		ok = stage_held(pl, i, &perr);
 		if (ok < 0) {
 			*err = perr;
 			return -1;
@@ -630,7 +716,7 @@ int configure_pkgs(struct run *r, struct unpkg_err *err)
 		.ctx = NULL,
 	};
 	struct unpkg_commit_hooks h = hooks;
-	struct plan pl = { r, err, 0, NULL, NULL, NULL };
+	struct plan pl = { r, err, 0, NULL, NULL, NULL, NULL };
 	double t = unpkg_now();
 	size_t i;
 	int any = 0, staged, ret = -1;
@@ -645,7 +731,9 @@ int configure_pkgs(struct run *r, struct unpkg_err *err)
 	pl.fate = calloc(r->npkgs, 1);
 	pl.staged = calloc(r->npkgs, 1);
 	pl.sp = calloc(2 * r->npkgs, sizeof(*pl.sp));
-	if (pl.fate == NULL || pl.staged == NULL || pl.sp == NULL) {
+	pl.held = calloc(r->npkgs, sizeof(*pl.held));
+	if (pl.fate == NULL || pl.staged == NULL || pl.sp == NULL ||
+	    pl.held == NULL) {
 		unpkg_err_nomem(err);
 		goto out;
 	}
@@ -705,6 +793,9 @@ fail:
 		r->db_dirty = 1;
 	}
 out:
+	for (i = 0; pl.held != NULL && i < r->npkgs; i++)
+		replay_held(NULL, &pl.held[i]);	/* what never got a turn */
+	free(pl.held);
 	free(pl.fate);
 	free(pl.staged);
 	free(pl.sp);
