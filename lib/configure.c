@@ -282,11 +282,15 @@ int configure_shipped_hashes(struct run *r, struct pkg *p,
 	return 0;
 }
 
-/* dpkg's "processing: configure" line and log line of `p`. */
+/* dpkg's "processing: configure" line and log line of `p`.  dpkg's log
+ * line names the installed version and the available one: the archive's
+ * with -i, none from the database (unless ADMINDIR/available, which
+ * unpkg does not read, lists it). */
 static void configure_processing(struct run *r, struct pkg *p)
 {
 	unpkg_event_processing(r->o->events, "configure", p->key, p->arch,
-			       p->version, p->version);
+			       p->version,
+			       p->debpath != NULL ? p->version : NULL);
 }
 
 /* Was `p` half-configured when the run began (a failed postinst of an

@@ -70,14 +70,15 @@ cfg_roots() {
 # cfg_run NAME ARG...: unpkg --configure ARGs in TESTDIR/NAME/unpkg, dpkg
 # in TESTDIR/NAME/dpkg, compared.
 cfg_run() {
-	local dir=$TESTDIR/$1 a b urc=0 drc=0
+	local dir=$TESTDIR/$1 a b r urc=0 drc=0
 	shift
 	a=$dir/unpkg b=$dir/dpkg
 	section "${dir##*/}: --configure $*"
-	"$UNPKG" --root="$a" --refuse-unsafe-io --status-fd 3 --configure "$@" \
-		3>"$a.sf" >"$a.out" 2>"$a.err" </dev/null || urc=$?
-	dpkg --root="$b" --refuse-unsafe-io --status-fd 3 --configure "$@" \
-		3>"$b.sf" >"$b.out" 2>"$b.err" </dev/null || drc=$?
+	rm -f "$a.log" "$b.log"
+	"$UNPKG" --root="$a" --refuse-unsafe-io --status-fd 3 --log="$a.log" \
+		--configure "$@" 3>"$a.sf" >"$a.out" 2>"$a.err" </dev/null || urc=$?
+	dpkg --root="$b" --refuse-unsafe-io --status-fd 3 --log="$b.log" \
+		--configure "$@" 3>"$b.sf" >"$b.out" 2>"$b.err" </dev/null || drc=$?
 	# the conffile-prompt line names the file in its root
 	sed -i "s|$a/|ROOT/|g" "$a.sf"
 	sed -i "s|$b/|ROOT/|g" "$b.sf"
@@ -85,6 +86,11 @@ cfg_run() {
 	show_file "$a.err" "unpkg stderr"
 	assert_status "$drc" "$urc" "unpkg --configure $* (dpkg exits $drc)"
 	assert_same_file "$b.sf" "$a.sf" "status lines (dpkg vs unpkg)"
+	# the --log lines without their time
+	for r in "$a" "$b"; do
+		cut -d' ' -f3- "$r.log" >"$r.log.cut"
+	done
+	assert_same_file "$b.log.cut" "$a.log.cut" "--log lines (dpkg vs unpkg)"
 	if [ -e "$b/log" ] || [ -e "$a/log" ]; then
 		assert_same_file "$b/log" "$a/log" "postinst calls (dpkg vs unpkg)"
 	fi
@@ -122,6 +128,10 @@ touch -d @1000000000 "$TESTDIR"/failing/*/fail-b
 cfg_run failing g a b
 rm "$TESTDIR"/failing/*/fail-b
 cfg_run failing b a g
+
+# --abort-after: the run stops at the first failure, the rest unpacked.
+cfg_roots abort e_1.0 f_1.0 b_1.0
+cfg_run abort --abort-after=1 e f b
 
 # --force-depends: e configured in spite of zz.
 cfg_roots forced e_1.0
