@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "configure-run.h"
@@ -288,6 +289,24 @@ out:
 	return ret;
 }
 
+/* Are triggers waiting to be processed: a package awaiting or pending
+ * them, or activations not yet incorporated (triggers/Unincorp)? */
+static int triggers_waiting(const struct run *r)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < unpkg_db_count(r->db); i++) {
+		enum unpkg_status s = unpkg_db_pkg_state(unpkg_db_at(r->db, i));
+
+		if (s == UNPKG_STATUS_TRIGGERS_AWAITED ||
+		    s == UNPKG_STATUS_TRIGGERS_PENDING)
+			return 1;
+	}
+	return fstatat(unpkg_db_dirfd(r->db), "triggers/Unincorp", &st, 0) == 0 &&
+	       st.st_size > 0;
+}
+
 /* A name the run cannot configure: its error, as dpkg reports it. */
 static void refuse(struct run *r, const char *what, const char *msg)
 {
@@ -346,6 +365,8 @@ int unpkg_configure(const struct unpkg_install_opts *o,
 		if (r.pkgs[i].state == PKG_INSTALLED &&
 		    r.pkgs[i].awaited != NULL)
 			r.stats->triggers_activated = 1;
+	if (pending && triggers_waiting(&r))
+		r.stats->triggers_activated = 1;
 	ret = r.failed;
 out:
 	maint_tmp_clean(&r);

@@ -29,8 +29,9 @@
  * that follows.  Returns the number of packages that failed (each
  * reported through an UNPKG_EV_ERROR event), or -1 when the run could
  * not start or had to stop (`err` says why).  Sets
- * o->stats->triggers_activated when a configured package awaits
- * triggers. */
+ * o->stats->triggers_activated when triggers are to be processed after
+ * it: a package it configured awaits triggers, or with `pending` any
+ * trigger waits in the database. */
 int unpkg_configure(const struct unpkg_install_opts *o,
 		    const char *const *names, size_t n, int pending,
 		    struct unpkg_err *err);

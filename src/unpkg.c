@@ -1730,10 +1730,9 @@ int main(int argc, char **argv)
 		for (k = 0; k < cli.nfailed; k++)
 			fprintf(stderr, " %s\n", cli.failed[k]);
 	}
-	/* --configure --pending processes the pending triggers too, as
-	 * dpkg's does */
-	if (failed >= 0 && !cli.no_triggers &&
-	    (stats.triggers_activated || (configure && cli.pending)) &&
+	/* (--configure --pending asks for the triggers waiting in the
+	 * database too, as dpkg's processes them) */
+	if (failed >= 0 && !cli.no_triggers && stats.triggers_activated &&
 	    run_dpkg_triggers(&cli) != 0 && failed == 0)
 		failed = 1;
 	if (cli.stats)
