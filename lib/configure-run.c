@@ -307,11 +307,22 @@ static int triggers_waiting(const struct run *r)
 	       st.st_size > 0;
 }
 
-/* A name the run cannot configure: its error, as dpkg reports it. */
-static void refuse(struct run *r, const char *what, const char *msg)
+/* A name the run cannot configure: in the queue with its error, which
+ * the configure phase reports at its turn, as dpkg does. */
+static int refuse(struct run *r, const char *what, const char *msg,
+		  struct unpkg_err *err)
 {
-	unpkg_event_emit(r->o->events, UNPKG_EV_ERROR, what, "%s", msg);
-	r->failed++;
+	struct pkg *p = &r->pkgs[r->npkgs++];
+
+	unpkg_para_init(&p->control);
+	unpkg_strmap_init(&p->confmap);
+	unpkg_filelist_init(&p->files);
+	p->key = strdup(what);
+	p->refused = strdup(msg);
+	if (p->key == NULL || p->refused == NULL)
+		return unpkg_err_nomem(err);
+	p->state = PKG_UNPACKED;
+	return 0;
 }
 
 int unpkg_configure(const struct unpkg_install_opts *o,
@@ -350,9 +361,11 @@ int unpkg_configure(const struct unpkg_install_opts *o,
 				 "installed, cannot configure", names[i]);
 			why = buf;
 		}
-		if (why != NULL)
-			refuse(&r, dp != NULL ? dp->key : names[i], why);
-		else if (!later && add_pkg(&r, dp, err) < 0)
+		if (why != NULL) {
+			if (refuse(&r, dp != NULL ? dp->key : names[i], why,
+				   err) < 0)
+				goto out;
+		} else if (!later && add_pkg(&r, dp, err) < 0)
 			goto out;
 	}
 	unpkg_force_names(o->force, r.force_list, sizeof(r.force_list));

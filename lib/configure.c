@@ -463,7 +463,7 @@ static struct pkg *run_pkg(struct run *r, const struct unpkg_db_pkg *dp,
 	size_t i;
 
 	for (i = 0; i < r->npkgs; i++)
-		if (r->pkgs[i].key != NULL &&
+		if (r->pkgs[i].key != NULL && r->pkgs[i].refused == NULL &&
 		    (r->pkgs[i].state == PKG_CONFIGURING ||
 		     r->pkgs[i].state == PKG_INSTALLED ||
 		     r->pkgs[i].state == PKG_FAILED) &&
@@ -522,6 +522,8 @@ static int plan_ready(void *ctx, size_t i, int level)
 	enum depends_verdict v;
 	char why[4096];
 
+	if (pl->r->pkgs[i].refused != NULL)
+		return 1;
 	if (plan_verdict(pl, i, level, why, sizeof(why), &v) < 0)
 		return -1;
 	if (level > 0)
@@ -577,6 +579,17 @@ static int plan_configure(void *ctx, size_t i, int level)
 	char why[4096];
 	int ok;
 
+	if (p->refused != NULL) {
+		/* a name --configure cannot configure, at its turn */
+		if (!pl->real) {
+			pl->fate[i] = 2;
+			return 0;
+		}
+		unpkg_err_init(&perr);
+		unpkg_err_set(&perr, UNPKG_ERR_USAGE, "%s", p->refused);
+		run_fail_pkg(r, p, p->key, &perr);
+		return too_many(pl) < 0 ? -1 : 0;
+	}
 	if (plan_verdict(pl, i, level, why, sizeof(why), &v) < 0)
 		return -1;
 	if (v != DEPENDS_OK && (r->o->force & UNPKG_FORCE_DEPENDS)) {
@@ -786,7 +799,8 @@ fail:
 		struct pkg *p = &r->pkgs[i];
 		struct unpkg_err ignored;
 
-		if (p->state != PKG_CONFIGURING && p->state != PKG_INSTALLED)
+		if ((p->state != PKG_CONFIGURING &&
+		     p->state != PKG_INSTALLED) || p->refused != NULL)
 			continue;
 		unpkg_err_init(&ignored);
 		p->state = PKG_UNPACKED;

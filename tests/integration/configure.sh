@@ -114,6 +114,9 @@ grep -q 'f depends on b (>= 2); however:' "$TESTDIR/order/unpkg.err" ||
 	check_fail "order: no reason given for f"
 cfg_run order a
 cfg_run order nosuch
+# names that cannot be configured fail at their turn in the queue
+cfg_roots queue a_1.0 b_1.0 c_1.0
+cfg_run queue b nosuch a c
 
 # --pending: the same packages, none named, in the order of dpkg's
 # package table.
