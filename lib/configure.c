@@ -429,6 +429,14 @@ int configure_order(size_t n, const struct configure_steps *st, void *ctx)
 			}
 			continue;
 		}
+		if (level > 0 && st->pick != NULL) {
+			size_t c = st->pick(ctx, i);
+
+			if (c != i) {
+				queue[tail++ % cap] = i;
+				i = c;
+			}
+		}
 		if (st->configure(ctx, i, level) < 0)
 			goto out;
 		waited = 0;
@@ -623,8 +631,92 @@ static int plan_configure(void *ctx, size_t i, int level)
 	return too_many(pl) < 0 ? -1 : 0;
 }
 
+/* The packages of the run pending configuration that package k's
+ * Pre-Depends and Depends name (providers aside): the edges of dpkg's
+ * search for a cycle.  Their indexes in `out` (r->npkgs long); how
+ * many. */
+static size_t pending_deps(struct plan *pl, size_t k, size_t *out)
+{
+	static const char *const fields[] = { "Pre-Depends", "Depends" };
+	struct run *r = pl->r;
+	size_t n = 0, f, a, b, j;
+
+	for (f = 0; f < 2; f++) {
+		const char *v = unpkg_para_get(&r->pkgs[k].control, fields[f]);
+		struct unpkg_relations rels;
+		struct unpkg_err ignored;
+
+		if (v == NULL)
+			continue;
+		unpkg_relations_init(&rels);
+		unpkg_err_init(&ignored);
+		if (unpkg_relations_parse(&rels, fields[f], v, &ignored) == 0)
+			for (a = 0; a < rels.count; a++)
+				for (b = 0; b < rels.rels[a].count; b++)
+					for (j = 0; j < r->npkgs; j++)
+						if (n < r->npkgs &&
+						    plan_pending(pl, j) &&
+						    r->pkgs[j].name != NULL &&
+						    strcmp(r->pkgs[j].name,
+							   rels.rels[a].alts[b].name) == 0)
+							out[n++] = j;
+		unpkg_relations_destroy(&rels);
+	}
+	return n;
+}
+
+static int has_postinst(const struct pkg *p)
+{
+	return p->scripts[maint_index("postinst")].present;
+}
+
+/* dpkg's findbreakcycle() from package k at depth `depth` of `path`:
+ * on the first cycle found, the package whose dependency dpkg breaks:
+ * walking back from the last package of the cycle, the first without a
+ * postinst, else the one the cycle closes on.  SIZE_MAX: none found. */
+static size_t find_cycle(struct plan *pl, size_t k, size_t *path,
+			 size_t depth, unsigned char *mark)
+{
+	size_t n = pl->r->npkgs, *deps = calloc(n != 0 ? n : 1, sizeof(*deps));
+	size_t nd, d, j, found = SIZE_MAX;
+
+	if (deps == NULL)
+		return SIZE_MAX;
+	path[depth] = k;
+	mark[k] = 1;		/* on the path */
+	nd = pending_deps(pl, k, deps);
+	for (d = 0; d < nd && found == SIZE_MAX; d++) {
+		size_t t = deps[d];
+
+		if (mark[t] == 1) {
+			for (j = depth + 1; j-- > 0 && path[j] != t;)
+				if (!has_postinst(&pl->r->pkgs[path[j]]))
+					break;
+			found = j != SIZE_MAX && path[j] != t ? path[j] : t;
+		} else if (mark[t] == 0 && depth + 1 < n) {
+			found = find_cycle(pl, t, path, depth + 1, mark);
+		}
+	}
+	mark[k] = 2;		/* searched */
+	free(deps);
+	return found;
+}
+
+static size_t plan_pick(void *ctx, size_t i)
+{
+	struct plan *pl = ctx;
+	size_t n = pl->r->npkgs, *path = calloc(n, sizeof(*path)), c;
+	unsigned char *mark = calloc(n, 1);
+
+	c = path != NULL && mark != NULL ? find_cycle(pl, i, path, 0, mark)
+					 : SIZE_MAX;
+	free(path);
+	free(mark);
+	return c != SIZE_MAX ? c : i;
+}
+
 static const struct configure_steps plan_steps = {
-	plan_pending, plan_ready, plan_configure,
+	plan_pending, plan_ready, plan_configure, plan_pick,
 };
 
 /* stage_conffiles() for package i, its events held until its turn;

@@ -49,13 +49,17 @@ struct configure_steps {
 	/* configure it or fail it (no longer pending afterwards): 0, or -1
 	 * on error */
 	int (*configure)(void *ctx, size_t i, int level);
+	/* breaking a cycle at package i: the package to configure instead
+	 * (i then goes back to the end of the queue), or i; NULL: i */
+	size_t (*pick)(void *ctx, size_t i);
 };
 
 /* dpkg's queue: the pending packages in the order given, each configured
  * at its turn when it is ready, else put at the end of the queue; a
  * whole round of the queue without progress raises the level, and the
- * next package is then configured whatever it waits for (dpkg breaking a
- * cycle), the level going back to 0 after each configuration.  0, or -1
+ * next package, or the one st->pick() chooses in its stead, is then
+ * configured whatever it waits for (dpkg breaking a cycle), the level
+ * going back to 0 after each configuration.  0, or -1
  * at the first error of a step (or of memory).  Pure: the order alone. */
 int configure_order(size_t n, const struct configure_steps *st, void *ctx);
 

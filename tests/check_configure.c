@@ -97,7 +97,15 @@ static int f_configure(void *ctx, size_t i, int level)
 }
 
 static const struct configure_steps steps = { f_pending, f_ready,
-					      f_configure };
+					      f_configure, NULL };
+
+/* breaking a cycle: package 1 instead of the one at its turn */
+static size_t f_pick(void *ctx, size_t i)
+{
+	(void)ctx;
+	(void)i;
+	return 1;
+}
 
 static void run_fake(struct fake *f, const size_t *want, size_t nwant)
 {
@@ -158,6 +166,24 @@ START_TEST(test_order_dpkg_queue)
 }
 END_TEST
 
+START_TEST(test_order_cycle_pick)
+{
+	/* 0 -> 1 -> 2 -> 0: the cycle broken at 1 (picked), 0 back to the
+	 * end of the queue: 1, then 2 waits for 0, 0, 2 */
+	static const struct configure_steps picking = { f_pending, f_ready,
+							f_configure, f_pick };
+	struct fake f = { .n = 3, .pending = { 1, 1, 1 },
+			  .dep = { 1, 2, 0 }, .error_at = -1 };
+	static const size_t want[] = { 1, 0, 2 };
+	size_t i;
+
+	ck_assert_int_eq(configure_order(f.n, &picking, &f), 0);
+	ck_assert_uint_eq(f.norder, 3);
+	for (i = 0; i < 3; i++)
+		ck_assert_uint_eq(f.order[i], want[i]);
+}
+END_TEST
+
 START_TEST(test_order_error)
 {
 	struct fake f = { .n = 2, .pending = { 1, 1 }, .dep = { -1, -1 },
@@ -178,6 +204,7 @@ int main(void)
 	tcase_add_test(tc, test_order_cycle);
 	tcase_add_test(tc, test_order_failure_goes_on);
 	tcase_add_test(tc, test_order_dpkg_queue);
+	tcase_add_test(tc, test_order_cycle_pick);
 	tcase_add_test(tc, test_order_error);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);

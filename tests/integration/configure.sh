@@ -20,7 +20,7 @@ need_busybox
 # cfg_pkg NAME VERSION [DEPENDS [CONFFILE_CONTENT]]: TESTDIR/NAME_VERSION.deb,
 # whose postinst appends "NAME VERSION postinst ARGS" to /log and fails
 # (exit 3) when the root holds /fail-NAME; with CONFFILE_CONTENT it ships
-# the conffile /etc/NAME.conf.
+# the conffile /etc/NAME.conf; with NOPOSTINST=1 it has no postinst.
 cfg_pkg() {
 	local name=$1 version=$2 dir=$TESTDIR/src/$1-$2
 	new_pkg "$dir" "$name" "$version"
@@ -38,6 +38,7 @@ cfg_pkg() {
 	[ ! -e /fail-$name ] || exit 3
 	EOF
 	chmod 0755 "$dir/DEBIAN/postinst"
+	[ "${NOPOSTINST:-0}" = 0 ] || rm "$dir/DEBIAN/postinst"
 	build_deb "$TESTDIR/${name}_$version.deb" "$dir"
 }
 cfg_pkg a 1.0 b
@@ -47,6 +48,9 @@ cfg_pkg d 1.0 c
 cfg_pkg e 1.0 zz
 cfg_pkg f 1.0 'b (>= 2)'
 cfg_pkg g 1.0 a
+cfg_pkg x 1.0 y
+NOPOSTINST=1 cfg_pkg y 1.0 z
+cfg_pkg z 1.0 x
 cfg_pkg cf 1.0 '' 'setting = 1'
 cfg_pkg cf 2.0 '' 'setting = 2'
 
@@ -117,6 +121,10 @@ cfg_run order nosuch
 # names that cannot be configured fail at their turn in the queue
 cfg_roots queue a_1.0 b_1.0 c_1.0
 cfg_run queue b nosuch a c
+
+# A cycle through a package without a postinst: dpkg breaks it there.
+cfg_roots cycle x_1.0 y_1.0 z_1.0
+cfg_run cycle x y z
 
 # --pending: the same packages, none named, in the order of dpkg's
 # package table.
