@@ -126,6 +126,21 @@ cfg_run queue b nosuch a c
 cfg_roots cycle x_1.0 y_1.0 z_1.0
 cfg_run cycle x y z
 
+# --no-triggers: tf ships a file watch is interested in; configured, it
+# awaits the trigger, which stays pending in watch.
+cfg_pkg watch 1.0
+echo "interest /usr/share/tf" >"$TESTDIR/src/watch-1.0/DEBIAN/triggers"
+build_deb "$TESTDIR/watch_1.0.deb" "$TESTDIR/src/watch-1.0"
+cfg_pkg tf 1.0
+cfg_roots triggers -i:watch_1.0
+for r in unpkg dpkg; do
+	dpkg_in "$TESTDIR/triggers/$r" --no-triggers --unpack "$TESTDIR/tf_1.0.deb" \
+		>/dev/null 2>&1 || hard_error "dpkg --unpack tf failed"
+done
+cfg_run triggers --no-triggers tf
+grep -q '^Status: install ok triggers-awaited$' "$TESTDIR/triggers/unpkg/var/lib/dpkg/status" ||
+	check_fail "triggers: tf does not await its trigger"
+
 # --pending: the same packages, none named, in the order of dpkg's
 # package table.
 cfg_roots pending a_1.0 b_1.0 c_1.0 d_1.0 e_1.0 f_1.0
