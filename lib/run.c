@@ -35,6 +35,7 @@ void run_pkg_destroy(struct pkg *p)
 	free(p->old_conffiles);
 	free(p->old_arch);
 	free(p->awaited);
+	free(p->refused);
 	unpkg_db_list_free(p->taken, p->ntaken);
 	unpkg_db_list_free(p->gone, p->ngone);
 	run_free_scripts(p);

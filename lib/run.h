@@ -120,6 +120,9 @@ struct pkg {
 	size_t nlate_paths;
 	char *removal_failed;	/* why a removal failed (p stays unpacked,
 				 * not configured), or NULL */
+	char *refused;		/* --configure: why the package named
+				 * cannot be configured, reported at its
+				 * turn, or NULL */
 	enum unpkg_status old_state;	/* the old version's state, or
 					 * UNPKG_STATUS_INVALID without one */
 	char *old_arch;		/* its Architecture, or NULL */

@@ -27,6 +27,7 @@
 #include "commit.h"
 #include "dpkgcfg.h"
 #include "force.h"
+#include "configure-run.h"
 #include "install.h"
 
 enum {
@@ -48,12 +49,13 @@ enum arg {
 enum handler {
 	BY_UNPKG_INSTALL,	/* -i: unpack and configure in-process */
 	BY_UNPKG_UNPACK,	/* --unpack in-process */
+	BY_UNPKG_CONFIGURE,	/* --configure in-process */
 	BY_DPKG,		/* stock dpkg, with the same arguments */
 };
 
 enum opt_id {
 	/* actions */
-	A_INSTALL, A_UNPACK, A_DPKG,
+	A_INSTALL, A_UNPACK, A_CONFIGURE, A_DPKG,
 	/* answered at once */
 	I_HELP, I_VERSION,
 	/* options */
@@ -81,7 +83,7 @@ struct opt_info {
 #define DPKG_ACT(n, l) { n, l, ARG_NONE, 0, A_DPKG, BY_DPKG }
 #define OPT(n, l, a, id) { n, l, a, 0, id, 0 }
 
-/* dpkg 1.21's command line.  The dispatch of the actions: the two that
+/* dpkg 1.21's command line.  The dispatch of the actions: the three that
  * unpkg implements, and the rest, which stock dpkg carries out on the same
  * database (dpkg itself hands -l/-s/-L/-S/-p to dpkg-query and
  * -b/-c/-e/-I/-f/-x/-X/--*-tarfile to dpkg-deb).  To take over another
@@ -90,7 +92,7 @@ static const struct opt_info opts[] = {
 	ACT("install", 'i', A_INSTALL, BY_UNPKG_INSTALL),
 	ACT("unpack", 0, A_UNPACK, BY_UNPKG_UNPACK),
 	DPKG_ACT("record-avail", 'A'),
-	DPKG_ACT("configure", 0),
+	ACT("configure", 0, A_CONFIGURE, BY_UNPKG_CONFIGURE),
 	DPKG_ACT("triggers-only", 0),
 	DPKG_ACT("remove", 'r'),
 	DPKG_ACT("purge", 'P'),
@@ -197,6 +199,7 @@ struct cli {
 	const struct item *action;	/* NULL until one is given */
 	const char *action_name;	/* "--install", for messages */
 	int recursive;
+	int pending;			/* -a, --pending */
 	char *instdir;
 	char *admindir;
 	int sync;
@@ -225,18 +228,21 @@ struct cli {
 static const char usage_text[] =
 	"Usage: unpkg [<option>...] -i|--install <file.deb>... | -R <dir>...\n"
 	"       unpkg [<option>...] --unpack <file.deb>... | -R <dir>...\n"
+	"       unpkg [<option>...] --configure <package>... | -a|--pending\n"
 	"       unpkg [<option>...] <any other dpkg action>...\n"
 	"\n"
 	"Install Debian packages the way dpkg does, into the same database,\n"
 	"made durable with a few device cache flushes per run.  unpkg takes\n"
-	"dpkg's command line; it carries out --install and --unpack itself\n"
-	"and hands every other action (--configure, --remove, --purge, -l,\n"
-	"-s, -L, -S, --print-architecture, ...) to stock dpkg ($UNPKG_DPKG,\n"
-	"default " DEFAULT_DPKG ") with the same arguments.\n"
+	"dpkg's command line; it carries out --install, --unpack and\n"
+	"--configure itself and hands every other action (--remove, --purge,\n"
+	"-l, -s, -L, -S, --print-architecture, ...) to stock dpkg\n"
+	"($UNPKG_DPKG, default " DEFAULT_DPKG ") with the same arguments.\n"
 	"\n"
 	"Actions carried out by unpkg:\n"
 	"  -i, --install <file.deb>...  unpack and configure the packages\n"
 	"      --unpack <file.deb>...   unpack only (status \"unpacked\")\n"
+	"      --configure <package>... configure unpacked packages\n"
+	"      --configure -a|--pending configure every unpacked package\n"
 	"\n"
 	"Options:\n"
 	"      --root=<dir>        install under <dir>, database in\n"
@@ -856,6 +862,7 @@ static void apply_item(struct cli *cli, const struct item *x)
 	switch ((enum opt_id)x->oi->id) {
 	case A_INSTALL:
 	case A_UNPACK:
+	case A_CONFIGURE:
 	case A_DPKG:
 	case I_HELP:
 	case I_VERSION:
@@ -909,6 +916,7 @@ static void apply_item(struct cli *cli, const struct item *x)
 		cli->recursive = 1;
 		break;
 	case OPT_PENDING:
+		cli->pending = 1;
 		break;
 	case OPT_NO_TRIGGERS:
 		cli->no_triggers = 1;
@@ -1587,7 +1595,7 @@ int main(int argc, char **argv)
 	char *conf_error = NULL, *conf_warning = NULL;
 	const char *env;
 	struct unpkg_err err;
-	int first, failed, i, ret;
+	int first, failed, i, ret, configure;
 	size_t k;
 	double started;
 
@@ -1636,18 +1644,25 @@ int main(int argc, char **argv)
 		die_usage("need an action option");
 	cli.action = action;
 	cli.action_name = action->oi->id == A_INSTALL ? "--install"
+			  : action->oi->id == A_CONFIGURE ? "--configure"
 			  : "--unpack";
 	if (cli.needs_dpkg == NULL && !(cli.force & UNPKG_FORCE_DOWNGRADE))
 		cli.needs_dpkg = "refuse-downgrade";
 	if (cli.needs_dpkg != NULL)
 		exec_dpkg(argv);
+	/* dpkg's usage errors of --configure in dpkg's words */
+	if (action->oi->id == A_CONFIGURE &&
+	    (cli.pending ? first < argc : first >= argc))
+		exec_dpkg(argv);
 	warn_strict_forces(&cli);
 
-	if (first >= argc)
+	configure = action->oi->id == A_CONFIGURE;
+
+	if (!configure && first >= argc)
 		die_usage(cli.recursive ? "%s --recursive needs at least one "
 			  "path argument" : "%s needs at least one package "
 			  "archive file argument", cli.action_name);
-	for (i = first; i < argc; i++) {
+	for (i = first; !configure && i < argc; i++) {
 		if (!cli.recursive) {
 			strlist_add(&debs, argv[i]);
 			continue;
@@ -1661,7 +1676,7 @@ int main(int argc, char **argv)
 			die("--recursive: '%s' is not a directory", argv[i]);
 		find_debs(argv[i], NULL, &debs);
 	}
-	if (debs.n == 0)
+	if (!configure && debs.n == 0)
 		die("searched, but found no packages (files matching *.deb)");
 	if (geteuid() != 0 && !(cli.force & UNPKG_FORCE_NOT_ROOT))
 		die("requested operation requires superuser privilege");
@@ -1679,7 +1694,8 @@ int main(int argc, char **argv)
 	export_env(&cli);
 	open_outputs(&cli);
 	run_hooks(&cli.pre_invoke, action->oi->name);
-	log_line(&cli, "startup archives %s", action->oi->name);
+	log_line(&cli, "startup %s %s", configure ? "packages" : "archives",
+		 action->oi->name);
 
 	o.instdir = cli.instdir;
 	o.admindir = cli.admindir;
@@ -1701,7 +1717,11 @@ int main(int argc, char **argv)
 	o.stats = &stats;
 	unpkg_err_init(&err);
 	started = unpkg_now();
-	failed = unpkg_install(&o, (const char *const *)debs.v, debs.n, &err);
+	failed = configure
+		 ? unpkg_configure(&o, (const char *const *)argv + first,
+				   (size_t)(argc - first), cli.pending, &err)
+		 : unpkg_install(&o, (const char *const *)debs.v, debs.n,
+				 &err);
 	if (failed < 0) {
 		fflush(stdout);
 		fprintf(stderr, "unpkg: error: %s\n", err.msg);
@@ -1710,7 +1730,9 @@ int main(int argc, char **argv)
 		for (k = 0; k < cli.nfailed; k++)
 			fprintf(stderr, " %s\n", cli.failed[k]);
 	}
-	if (failed >= 0 && stats.triggers_activated && !cli.no_triggers &&
+	/* (--configure --pending asks for the triggers waiting in the
+	 * database too, as dpkg's processes them) */
+	if (failed >= 0 && !cli.no_triggers && stats.triggers_activated &&
 	    run_dpkg_triggers(&cli) != 0 && failed == 0)
 		failed = 1;
 	if (cli.stats)

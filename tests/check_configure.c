@@ -61,8 +61,8 @@ START_TEST(test_conffile_action)
 }
 END_TEST
 
-/* A fake run: dep[i] is the package i waits for (-1: none), fail[i] a
- * package whose configuration fails. */
+/* A fake run: dep[i] is the package i waits for (-1: none); fail[i] a
+ * package whose configuration fails (it is no longer pending either). */
 struct fake {
 	size_t n;
 	int pending[8];
@@ -77,26 +77,35 @@ static int f_pending(void *ctx, size_t i)
 	return ((struct fake *)ctx)->pending[i];
 }
 
-static int f_ready(void *ctx, size_t i)
+static int f_ready(void *ctx, size_t i, int level)
 {
 	struct fake *f = ctx;
 
 	if (f->error_at == (int)i)
 		return -1;
-	return f->dep[i] < 0 || !f->pending[f->dep[i]];
+	return level > 0 || f->dep[i] < 0 || !f->pending[f->dep[i]];
 }
 
-static int f_configure(void *ctx, size_t i)
+static int f_configure(void *ctx, size_t i, int level)
 {
 	struct fake *f = ctx;
 
+	(void)level;
 	f->order[f->norder++] = i;
 	f->pending[i] = 0;
-	return f->fail[i] ? 0 : 1;
+	return 0;
 }
 
 static const struct configure_steps steps = { f_pending, f_ready,
-					      f_configure };
+					      f_configure, NULL };
+
+/* breaking a cycle: package 1 instead of the one at its turn */
+static size_t f_pick(void *ctx, size_t i)
+{
+	(void)ctx;
+	(void)i;
+	return 1;
+}
 
 static void run_fake(struct fake *f, const size_t *want, size_t nwant)
 {
@@ -144,6 +153,37 @@ START_TEST(test_order_failure_goes_on)
 }
 END_TEST
 
+START_TEST(test_order_dpkg_queue)
+{
+	/* dpkg's queue on "a c e f d b", a depending on b, c and d on each
+	 * other, e and f failing (not pending once configured): b, a, then
+	 * the cycle broken at c, the first of it in the queue */
+	struct fake f = { .n = 6, .pending = { 1, 1, 1, 1, 1, 1 },
+			  .dep = { 5, 4, -1, -1, 1, -1 }, .error_at = -1 };
+	static const size_t want[] = { 2, 3, 5, 0, 1, 4 };
+
+	run_fake(&f, want, 6);
+}
+END_TEST
+
+START_TEST(test_order_cycle_pick)
+{
+	/* 0 -> 1 -> 2 -> 0: the cycle broken at 1 (picked), 0 back to the
+	 * end of the queue: 1, then 2 waits for 0, 0, 2 */
+	static const struct configure_steps picking = { f_pending, f_ready,
+							f_configure, f_pick };
+	struct fake f = { .n = 3, .pending = { 1, 1, 1 },
+			  .dep = { 1, 2, 0 }, .error_at = -1 };
+	static const size_t want[] = { 1, 0, 2 };
+	size_t i;
+
+	ck_assert_int_eq(configure_order(f.n, &picking, &f), 0);
+	ck_assert_uint_eq(f.norder, 3);
+	for (i = 0; i < 3; i++)
+		ck_assert_uint_eq(f.order[i], want[i]);
+}
+END_TEST
+
 START_TEST(test_order_error)
 {
 	struct fake f = { .n = 2, .pending = { 1, 1 }, .dep = { -1, -1 },
@@ -163,6 +203,8 @@ int main(void)
 	tcase_add_test(tc, test_order_dependencies_first);
 	tcase_add_test(tc, test_order_cycle);
 	tcase_add_test(tc, test_order_failure_goes_on);
+	tcase_add_test(tc, test_order_dpkg_queue);
+	tcase_add_test(tc, test_order_cycle_pick);
 	tcase_add_test(tc, test_order_error);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);

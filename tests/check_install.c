@@ -1,4 +1,5 @@
-/* check_install.c - the pipeline of a run, through the library API. */
+/* check_install.c - the pipeline of a run, and --configure of what it
+ * unpacked, through the library API. */
 #include "config.h"
 
 #include <check.h>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "configure-run.h"
 #include "force.h"
 #include "install.h"
 #include "testutil.h"
@@ -21,6 +23,7 @@ struct fx {
 	unsigned int force;		/* more UNPKG_FORCE_* for every run */
 	int errors, warnings;
 	char last_error[2048];
+	char last_notice[2048];
 };
 
 static void on_event(void *ctx, const struct unpkg_event *ev)
@@ -33,6 +36,9 @@ static void on_event(void *ctx, const struct unpkg_event *ev)
 			 ev->message);
 	} else if (ev->kind == UNPKG_EV_WARNING) {
 		f->warnings++;
+	} else if (ev->kind == UNPKG_EV_NOTICE) {
+		snprintf(f->last_notice, sizeof(f->last_notice), "%s",
+			 ev->message);
 	}
 }
 
@@ -120,6 +126,35 @@ static int install(struct fx *f, int configure, int force_depends,
 	r = unpkg_install(&o, debs, n, &err);
 	ck_assert_msg(r >= 0, "run failed: %s", err.msg);
 	return r;
+}
+
+/* --configure of `names` (NULL: --pending): the number of packages that
+ * failed. */
+static int configure(struct fx *f, const char *const *names, size_t n)
+{
+	struct unpkg_events ev = { .fn = on_event, .ctx = f };
+	struct unpkg_install_opts o = {
+		.instdir = f->root,
+		.admindir = f->admin,
+		.sync = f->sync,
+		.frontend_lock = 1,
+		.force = f->force,
+		.events = &ev,
+		.stats = &f->st,
+	};
+	struct unpkg_err err;
+	int r;
+
+	unpkg_err_init(&err);
+	r = unpkg_configure(&o, names, n, names == NULL, &err);
+	ck_assert_msg(r >= 0, "run failed: %s", err.msg);
+	return r;
+}
+
+/* The sync calls counted in the statistics since they were cleared. */
+static unsigned long syncs(const struct fx *f)
+{
+	return f->st.fdatasync + f->st.fsync + f->st.syncfs;
 }
 
 /* Everything under the root but the lock files and status-old, with
@@ -279,8 +314,13 @@ START_TEST(test_depends)
 	deb = make_pkg(&f, "needy", "Depends: pa (>= 2.0) | pz\n", e, 1,
 		       NULL, 0);
 	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 1);
-	ck_assert_ptr_nonnull(strstr(f.last_error, "needy depends on pa "
-				     "(>= 2.0) | pz; however:"));
+	/* dpkg's notice with the reasons, then its error */
+	ck_assert_ptr_nonnull(strstr(f.last_notice, "needy depends on pa "
+				     "(>= 2.0) | pz; however:\n  Package pa "
+				     "is not installed.\n  Package pz is not "
+				     "installed."));
+	ck_assert_str_eq(f.last_error, "dependency problems - leaving "
+			 "unconfigured");
 	s = slurp(&f, "var/lib/dpkg/status");
 	ck_assert_ptr_nonnull(strstr(s, "Status: install ok unpacked"));
 	free(s);
@@ -545,6 +585,110 @@ START_TEST(test_rerun_converges)
 }
 END_TEST
 
+/* --configure: the packages unpacked before configured in dependency
+ * order, their conffiles in place with the hash recorded; a package
+ * already configured, a name not installed and a missing dependency
+ * each fail alone, in dpkg's words. */
+START_TEST(test_configure_named)
+{
+	static const struct tu_entry files_b[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./b", .data = "b\n" },
+	};
+	static const struct tu_entry files_c[] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'f', .path = "./c", .data = "c\n" },
+	};
+	struct fx f;
+	const char *debs[3], *names[] = { "pb", "pa" };
+	char *s;
+
+	fx_init(&f);
+	debs[0] = make_pkg(&f, "pa", NULL, files_a, 6, conffiles_a, 1);
+	debs[1] = make_pkg(&f, "pb", "Depends: pa\n", files_b, 2, NULL, 0);
+	debs[2] = make_pkg(&f, "pc", "Depends: nosuch\n", files_c, 2, NULL, 0);
+	ck_assert_int_eq(install(&f, 0, 0, debs, 3), 0);
+	ck_assert_int_eq(configure(&f, names, 2), 0);
+	s = slurp(&f, "var/lib/dpkg/status");
+	ck_assert_ptr_nonnull(strstr(s, "Package: pa\nStatus: install ok "
+				     "installed\n"));
+	ck_assert_ptr_nonnull(strstr(s, "Package: pb\nStatus: install ok "
+				     "installed\n"));
+	ck_assert_ptr_nonnull(strstr(s, "Conffiles:\n /etc/a.conf "
+				     "f968f33f844c98de1d3b4fe70f2e1a0f\n"));
+	free(s);
+	ck_assert(exists(&f, "etc/a.conf"));
+	ck_assert(!exists(&f, "etc/a.conf.dpkg-new"));
+
+	names[0] = "pa";
+	ck_assert_int_eq(configure(&f, names, 1), 1);
+	ck_assert_str_eq(f.last_error, "package pa is already installed and "
+			 "configured");
+	names[0] = "nosuch";
+	ck_assert_int_eq(configure(&f, names, 1), 1);
+	ck_assert_str_eq(f.last_error, "no package named 'nosuch' is "
+			 "installed, cannot configure");
+	ck_assert_int_eq(configure(&f, NULL, 0), 1);
+	ck_assert_str_eq(f.last_error, "dependency problems - leaving "
+			 "unconfigured");
+	s = slurp(&f, "var/lib/dpkg/status");
+	ck_assert_ptr_nonnull(strstr(s, "Package: pc\nStatus: install ok "
+				     "unpacked\n"));
+	free(s);
+	fx_destroy(&f);
+}
+END_TEST
+
+/* The syncs of --configure do not grow with the number of packages
+ * (doc/design.md, "Configure"): one package, then four, each with a
+ * conffile in a directory of its own, with --sync=syncfs. */
+START_TEST(test_configure_constant_syncs)
+{
+	static const char *const pkgs[] = { "q1", "q2", "q3", "q4", "q5" };
+	struct tu_entry e[3] = {
+		{ .type = 'd', .path = "./" },
+		{ .type = 'd' },
+		{ .type = 'f', .data = "setting\n" },
+	};
+	struct tu_entry cm[1] = { { .type = 'f', .path = "./conffiles" } };
+	char dir[5][64], file[5][64], list[5][64];
+	const char *debs[5];
+	unsigned long one;
+	size_t i;
+	struct fx f;
+
+	fx_init(&f);
+	f.sync = UNPKG_SYNC_SYNCFS;
+	for (i = 0; i < 5; i++) {
+		snprintf(dir[i], sizeof(dir[i]), "./%s/", pkgs[i]);
+		snprintf(file[i], sizeof(file[i]), "./%s/%s.conf", pkgs[i],
+			 pkgs[i]);
+		snprintf(list[i], sizeof(list[i]), "/%s/%s.conf\n", pkgs[i],
+			 pkgs[i]);
+		e[1].path = dir[i];
+		e[2].path = file[i];
+		cm[0].data = list[i];
+		debs[i] = strdup(make_pkg(&f, pkgs[i], NULL, e, 3, cm, 1));
+		ck_assert_ptr_nonnull(debs[i]);
+	}
+	ck_assert_int_eq(install(&f, 0, 0, debs, 1), 0);
+	memset(&f.st, 0, sizeof(f.st));
+	ck_assert_int_eq(configure(&f, NULL, 0), 0);
+	one = syncs(&f);
+	ck_assert_uint_gt(one, 0);
+	ck_assert_int_eq(install(&f, 0, 0, debs + 1, 4), 0);
+	memset(&f.st, 0, sizeof(f.st));
+	ck_assert_int_eq(configure(&f, NULL, 0), 0);
+	ck_assert_uint_eq(syncs(&f), one);
+	for (i = 0; i < 5; i++) {
+		ck_assert(exists(&f, file[i] + 2));
+		free((char *)debs[i]);
+	}
+	ck_assert_int_eq(f.errors, 0);
+	fx_destroy(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s;
@@ -567,6 +711,8 @@ int main(void)
 	tcase_add_test(tc, test_list_order_and_empty_md5sums);
 	tcase_add_test(tc, test_batch_with_a_failure);
 	tcase_add_test(tc, test_replaces_in_one_run);
+	tcase_add_test(tc, test_configure_named);
+	tcase_add_test(tc, test_configure_constant_syncs);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

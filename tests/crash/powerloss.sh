@@ -77,7 +77,7 @@
 # Scenarios: fresh (alpha 1.0 and beta 1.0 on a root holding keeper) and
 # upgrade (to alpha 2.0, beta 2.0), both with -i; configure (--configure
 # -a, 2.0 unpacked over 1.0) and purge (--purge alpha beta, 1.0
-# installed), judged by R1, R2 and C1 (doc/design.md) instead of I4 and
+# installed), judged by S1, S2 and S3 (doc/design.md) instead of I4 and
 # I5, only when asked for (CRASH_SCENARIOS).  Where unpkg hands an action
 # to stock dpkg (which knows no --sync), the unpkg rows run without --sync
 # and are reported, not judged.

@@ -19,7 +19,7 @@
 #              --configure -a, see scenario_rerun)
 #   remove     unpkg --remove alpha beta, 1.0 installed
 #   purge      unpkg --purge alpha beta, 1.0 installed
-# The last four are judged by I1-I3, I6-I8 and the rules R1, R2, C1 of
+# The last four are judged by I1-I3, I6-I8 and the rules S1, S2, S3 of
 # doc/design.md (invariants.sh).  Where unpkg hands such an action to stock
 # dpkg (which knows no --sync), its runs go without --sync, the strategies
 # are one case, and what dpkg violates is reported, not judged.
@@ -59,7 +59,7 @@
 #    each to be reported; three more damages of a removal and a
 #    configuration (a file of an installed package deleted, one of a
 #    config-files package put back, a conffile's NAME.dpkg-new left under
-#    installed) must be reported as R2, R1 and C1.
+#    installed) must be reported as S2, S1 and S3.
 #    The other actions: the default strategy at every call that changes
 #    the file system (every second one for remove and purge), about 12
 #    points for each other strategy.
@@ -700,7 +700,7 @@ selftest_damages() {
 	SELFTEST=
 }
 
-# selftest_rules: the same for R1, R2 and C1: a removal killed before its
+# selftest_rules: the same for S1, S2 and S3: a removal killed before its
 # first change, a file of alpha (recorded installed) deleted; killed at its
 # last change (alpha recorded config-files), the file put back; a
 # configuration killed at its last change (alpha recorded installed), the
@@ -711,11 +711,11 @@ selftest_rules() {
 	kill_points "$CASE_DIR/trace" >"$CASE_DIR/points"
 	first=$(awk '$4 == 1 { print; exit }' "$CASE_DIR/points")
 	last=$(awk '$4 == 1 { l = $0 } END { print l }' "$CASE_DIR/points")
-	selftest_damages "$first" gone:R2
-	selftest_damages "$last" back:R1
+	selftest_damages "$first" gone:S2
+	selftest_damages "$last" back:S1
 	prepare_case configure auto || return 0
 	kill_points "$CASE_DIR/trace" >"$CASE_DIR/points"
-	selftest_damages "$(awk '$4 == 1 { l = $0 } END { print l }' "$CASE_DIR/points")" waiting:C1
+	selftest_damages "$(awk '$4 == 1 { l = $0 } END { print l }' "$CASE_DIR/points")" waiting:S3
 }
 
 # kill_case SCENARIO STRATEGY SELECTION [N,N...]: prepare the case, then

@@ -17,7 +17,7 @@
 #   versions  "PKG OLD NEW" per package of the run ("-" for none)
 #   action    what the run does (inv_reference writes INV_ACTION there):
 #             unpack (-i, --unpack: I1-I8, the default), configure,
-#             triggers, remove or purge (I1-I3, I6-I8 and R1, R2, C1 of
+#             triggers, remove or purge (I1-I3, I6-I8 and S1, S2, S3 of
 #             doc/design.md instead of I4 and I5)
 # made with inv_snapshot (old, then new) and inv_reference.
 #
@@ -155,10 +155,10 @@ inv_reference() {
 # and so must its info/ files.  With -v newness=FILE it also writes "PKG
 # NEWPATH" per package of the run to FILE (- when no path is new).
 # With -v action=configure|triggers|remove|purge the statuses are judged
-# by R1, R2 and C1 instead of I4 and I5 (doc/design.md); the NAME.dpkg-new
+# by S1, S2 and S3 instead of I4 and I5 (doc/design.md); the NAME.dpkg-new
 # of a conffile, waiting in the old or the new state, is a path of the
 # conffile's package (old or new, like the others); and the info/ files of
-# the packages of the run are judged by R1 and R2, not as old or new
+# the packages of the run are judged by S1 and S2, not as old or new
 # database files (a removal rewrites info/P.list as it goes).
 # shellcheck disable=SC2016
 INV_CHECKER='
@@ -250,30 +250,30 @@ function action_rules(P,  st, ef, desc, p, c, o, n, k, files, gone) {
 		c = (p in C) ? C[p] : "ABSENT"
 		o = (p in O) ? O[p] : "ABSENT"
 		n = (p in N) ? N[p] : "ABSENT"
-		# R1: recorded without files, none of them left (conffiles
+		# S1: recorded without files, none of them left (conffiles
 		# stay under config-files); directories may be shared
 		if (gone && c != "ABSENT" && c !~ /^[^ ]+ d / && (st != "config-files" || !(p in conf) && !(p in waiting)))
-			v("R1", desc ": " p " is still there: [" c "]")
-		# R2: recorded with files, all of them there (a waiting
+			v("S1", desc ": " p " is still there: [" c "]")
+		# S2: recorded with files, all of them there (a waiting
 		# NAME.dpkg-new goes at configuration)
 		if (files && c == "ABSENT" && !(p in waiting) &&
 		    (o != "ABSENT" && o !~ /^[^ ]+ d / || n != "ABSENT" && n !~ /^[^ ]+ d /))
-			v("R2", desc ": " p " is missing")
-		# C1: recorded configured, its conffiles in place and none
+			v("S2", desc ": " p " is missing")
+		# S3: recorded configured, its conffiles in place and none
 		# waiting as NAME.dpkg-new
 		if (st == "installed" || st ~ /^triggers-/) {
 			if ((p in waiting) && c != "ABSENT")
-				v("C1", desc ": " p " still waits")
+				v("S3", desc ": " p " still waits")
 			else if ((p in conf) && ver[P] == newv[P] && c != n)
-				v("C1", desc ": conffile " p " is [" c "], not the new [" n "]")
+				v("S3", desc ": conffile " p " is [" c "], not the new [" n "]")
 		}
 	}
 	if (files && (k = same_info(O, P)) != "" && (action == "remove" || action == "purge" || same_info(N, P) != ""))
-		v("R2", desc ": " k " is neither the old nor the new version'"'"'s")
+		v("S2", desc ": " k " is neither the old nor the new version'"'"'s")
 	if (st == "absent" || st == "not-installed")
 		for (k in C)
 			if (index(k, "var/lib/dpkg/info/" P ".") == 1)
-				v("R1", desc ": " k " is still there")
+				v("S1", desc ": " k " is still there")
 }
 END {
 	# a conffile NAME.dpkg-new the run starts or ends with belongs to the
