@@ -659,11 +659,14 @@ static char *unquote(char *v)
 /* dpkg's configuration files: each line an option without its "--".
  * Errors are kept for when the options are applied: an action handed to
  * dpkg leaves them to dpkg.  Files that cannot be read are a warning
- * (*unreadable), as they were before unpkg took dpkg's whole syntax. */
+ * (*unreadable), as they were before unpkg took dpkg's whole syntax: the
+ * system's make unpkg ignore the whole configuration, $HOME/.dpkg.cfg (read
+ * last, as dpkg reads it, wherever $HOME is set) only itself. */
 static void collect_config(struct unpkg_dpkgcfg *cfg, struct items *it,
 			   char **error, char **unreadable)
 {
 	const char *confdir = getenv("UNPKG_CONFDIR");
+	const char *home = getenv("HOME");
 	struct unpkg_err err;
 	size_t i;
 
@@ -674,6 +677,9 @@ static void collect_config(struct unpkg_dpkgcfg *cfg, struct items *it,
 					err.msg);
 		return;
 	}
+	if (home != NULL && unpkg_dpkgcfg_load_user(cfg, home, &err) < 0)
+		*unreadable = xasprintf("ignoring the user's configuration: %s",
+					err.msg);
 	for (i = 0; i < cfg->count && *error == NULL; i++) {
 		struct unpkg_dpkgcfg_opt *o = &cfg->opts[i];
 		const char *attached;

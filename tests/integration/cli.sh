@@ -108,6 +108,17 @@ assert_grep '^stats: sync mode: none \(force-unsafe-io in .*docker-apt-speedup\)
 # fsync, with info/)
 assert_grep '^stats: calls sync_file_range=0 (fdatasync=4 fsync=3|fdatasync=3 fsync=4) syncfs=0 ' \
 	"$TESTDIR/cfg.out" "only the database synced with force-unsafe-io"
+# ~/.dpkg.cfg comes after the system's files, before the command line
+home=$TESTDIR/home
+mkdir -p "$home"
+echo refuse-unsafe-io >"$home/.dpkg.cfg"
+HOME=$home run 0 user-cfg --root="$r" --stats --unpack "$deb"
+assert_grep '^stats: sync mode: [a-z]+ \(auto for [^,]+, refuse-unsafe-io in '"$home"'/\.dpkg\.cfg\)' \
+	"$TESTDIR/user-cfg.out" "~/.dpkg.cfg read after dpkg.cfg.d"
+HOME=$home run 0 user-cfg-cl --root="$r" --force-unsafe-io --stats --unpack "$deb"
+assert_grep '^stats: sync mode: none \(--force-unsafe-io\)' \
+	"$TESTDIR/user-cfg-cl.out" "the command line after ~/.dpkg.cfg"
+rm "$home/.dpkg.cfg"
 run 0 refuse --root="$r" --refuse-unsafe-io --stats --unpack "$deb"
 assert_grep '^stats: sync mode: [a-z]+ \(auto for [^,]+, --refuse-unsafe-io\)' \
 	"$TESTDIR/refuse.out" "--refuse-unsafe-io"
