@@ -27,6 +27,7 @@
 #include "err.h"
 #include "event.h"
 #include "fsroot.h"
+#include "pathfilter.h"
 #include "strmap.h"
 
 /* One path of the package, in archive order. */
@@ -37,6 +38,8 @@ struct unpkg_file {
 				 * else "".  When the package ships an
 				 * md5sums member (nothing to generate),
 				 * only conffiles get one. */
+	int filtered;		/* excluded by the path filters: listed,
+				 * not unpacked (pathfilter.h) */
 };
 
 /* Embedded object: init / destroy. */
@@ -48,6 +51,15 @@ struct unpkg_filelist {
 
 void unpkg_filelist_init(struct unpkg_filelist *list);
 void unpkg_filelist_destroy(struct unpkg_filelist *list);
+
+/* The entry of the list spelled `path` ("/usr/bin/foo"), NULL if none. */
+const struct unpkg_file *unpkg_filelist_get(const struct unpkg_filelist *list,
+					    const char *path);
+
+/* Whether the list's package puts something at `path`: it has an entry
+ * there that the path filters did not leave out. */
+int unpkg_filelist_unpacks(const struct unpkg_filelist *list,
+			   const char *path);
 
 struct unpkg_extract_opts {
 	struct unpkg_root *root;
@@ -72,6 +84,11 @@ struct unpkg_extract_opts {
 	 * unpkg_statoverride * (db.h), whose owner, group and mode replace
 	 * the archive's.  May be NULL. */
 	const struct unpkg_strmap *statoverrides;
+	/* dpkg's --path-exclude / --path-include: an entry they filter out
+	 * is decided as dpkg decides it (conflicts with other packages'
+	 * files included), then listed with `filtered` set and not
+	 * unpacked.  May be NULL. */
+	const struct unpkg_pathfilter *filter;
 	/* Conffiles of the package ("/etc/foo.conf"): staged but not renamed
 	 * (they stay NAME.dpkg-new until configured). */
 	const struct unpkg_strmap *conffiles;

@@ -33,6 +33,7 @@ int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 		.take_over = takeover_file,
 		.take_over_ctx = &tc,
 		.statoverrides = &r->override_map,
+		.filter = r->o->path_filter,
 	};
 	double t = unpkg_now();
 	size_t i;

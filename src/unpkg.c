@@ -28,6 +28,7 @@
 #include "dpkgcfg.h"
 #include "force.h"
 #include "install.h"
+#include "pathfilter.h"
 
 enum {
 	EXIT_PKG_ERROR = 1,	/* a package failed, as in dpkg */
@@ -208,7 +209,8 @@ struct cli {
 	int no_triggers;
 	int auto_deconfigure;
 	const char *needs_dpkg;		/* an option only dpkg implements */
-	struct strlist pre_invoke, post_invoke, path_filters, status_loggers;
+	struct strlist pre_invoke, post_invoke, status_loggers;
+	struct unpkg_pathfilter path_filter;	/* --path-exclude/-include */
 	/* outputs */
 	int *status_fds;
 	size_t nstatus_fds;
@@ -275,11 +277,14 @@ static const char usage_text[] =
 	"      --no-triggers       leave the triggers the run activates pending\n"
 	"      --abort-after=<n>   stop after n failed packages (default 50)\n"
 	"  -B, --auto-deconfigure  deconfigure a package the new one Breaks\n"
+	"      --path-exclude=<glob>  do not unpack the paths matching <glob>\n"
+	"      --path-include=<glob>  unpack them after all; as in dpkg, the\n"
+	"                          last matching filter decides\n"
 	"\n"
 	"Also accepted as in dpkg: --triggers,\n"
 	"-D/--debug, --pre-invoke, --post-invoke, --no-debsig, --no-pager,\n"
-	"--path-exclude/--path-include (not applied: a warning), and -O, -E, -G,\n"
-	"--no-act, --ignore-depends (these make unpkg hand the run to dpkg).\n"
+	"and -O, -E, -G, --no-act, --ignore-depends (these make unpkg hand the\n"
+	"run to dpkg).\n"
 	"\n"
 	"Exit status: 0 success, 1 a package failed, 2 usage or fatal error.\n";
 
@@ -855,6 +860,15 @@ static void add_status_logger(struct cli *cli, const char *cmd)
 	cli->loggers[cli->nloggers++] = pid;
 }
 
+static void add_path_filter(struct cli *cli, const char *glob, int include)
+{
+	struct unpkg_err err;
+
+	unpkg_err_init(&err);
+	if (unpkg_pathfilter_add(&cli->path_filter, glob, include, &err) < 0)
+		die("%s", err.msg);
+}
+
 static void apply_item(struct cli *cli, const struct item *x)
 {
 	const char *v = x->value;
@@ -936,7 +950,7 @@ static void apply_item(struct cli *cli, const struct item *x)
 		break;
 	case OPT_PATH_EXCLUDE:
 	case OPT_PATH_INCLUDE:
-		strlist_add(&cli->path_filters, x->name);
+		add_path_filter(cli, v, x->oi->id == OPT_PATH_INCLUDE);
 		break;
 	case OPT_SELECTED_ONLY:
 	case OPT_SKIP_SAME_VERSION:
@@ -1557,10 +1571,6 @@ static void warn_strict_forces(const struct cli *cli)
 			fprintf(stderr, "unpkg: warning: --force-%s is not "
 				"implemented by unpkg yet; it is ignored\n",
 				t[i].name);
-	if (cli->path_filters.n > 0)
-		fprintf(stderr, "unpkg: warning: %s: path filters are not "
-			"implemented by unpkg yet; every path is installed\n",
-			cli->path_filters.v[0]);
 }
 
 static void finish_outputs(struct cli *cli)
@@ -1697,6 +1707,7 @@ int main(int argc, char **argv)
 	o.force = cli.force;
 	o.abort_after = (unsigned int)cli.abort_after;
 	o.auto_deconfigure = cli.auto_deconfigure;
+	o.path_filter = &cli.path_filter;
 	/* asked on a terminal, as dpkg asks; without one the local file is
 	 * kept (dpkg would read the answer from stdin, or fail) */
 	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
@@ -1737,7 +1748,7 @@ int main(int argc, char **argv)
 	free(cli.loggers);
 	strlist_free(&cli.pre_invoke);
 	strlist_free(&cli.post_invoke);
-	strlist_free(&cli.path_filters);
+	unpkg_pathfilter_destroy(&cli.path_filter);
 	strlist_free(&cli.status_loggers);
 	strlist_free(&debs);
 	items_free(&args);

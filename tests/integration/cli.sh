@@ -25,6 +25,7 @@ section "help and version"
 run 0 help --help
 assert_grep '^Usage: unpkg' "$TESTDIR/help.out" "--help"
 assert_grep '--sync=<strategy>' "$TESTDIR/help.out" "--help lists --sync"
+assert_grep '--path-exclude=<glob> +do not unpack' "$TESTDIR/help.out" "--help lists the path filters"
 run 0 help-short -h
 assert_same_file "$TESTDIR/help.out" "$TESTDIR/help-short.out" "-h is --help"
 run 0 help-q '-?'
