@@ -756,7 +756,9 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 	}
 	if (owner_of(x, e, &uid, &gid, err) < 0)
 		return -1;
-	if (o->statoverrides != NULL && e->type != UNPKG_ENTRY_SYMLINK) {
+	/* a symlink gets the owner and group (lchown), as in dpkg; it has
+	 * no mode of its own */
+	if (o->statoverrides != NULL) {
 		const struct unpkg_statoverride *so;
 		char key[PATH_MAX + 2];
 

@@ -82,7 +82,8 @@ struct unpkg_extract_opts {
 	void *take_over_ctx;
 	/* dpkg-statoverride's entries: "/path" -> struct
 	 * unpkg_statoverride * (db.h), whose owner, group and mode replace
-	 * the archive's.  May be NULL. */
+	 * the archive's (a symlink's owner and group: it has no mode).  May
+	 * be NULL. */
 	const struct unpkg_strmap *statoverrides;
 	/* dpkg's --path-exclude / --path-include: an entry they filter out
 	 * is decided as dpkg decides it (conflicts with other packages'
