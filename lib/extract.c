@@ -245,6 +245,13 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* A failed chown that --force-not-root forgives (the owner stays the
+ * user's, as with dpkg). */
+static int owner_forgiven(const struct extract *x)
+{
+	return errno == EPERM && x->o->not_root;
+}
+
 /* Create, fill and finish NAME.dpkg-new; returns the open fd. */
 static int write_regular(struct extract *x, const struct unpkg_deb_entry *e,
 			 int dfd, const char *tmp, uid_t uid, gid_t gid,
@@ -302,7 +309,7 @@ static int write_regular(struct extract *x, const struct unpkg_deb_entry *e,
 	if (digest)
 		MD5End(&ctx, md5);
 	/* Owner first: chown clears setuid/setgid, the mode restores them. */
-	if (fchown(fd, uid, gid) < 0) {
+	if (fchown(fd, uid, gid) < 0 && !owner_forgiven(x)) {
 		unpkg_err_sys(err, "cannot set owner of /%s", e->path);
 		goto fail;
 	}
@@ -459,7 +466,8 @@ static int create_special(struct extract *x, const struct unpkg_deb_entry *e,
 	if (r < 0)
 		return unpkg_err_sys(err, "cannot create /%s" TMP_SUFFIX,
 				     e->path);
-	if (fchownat(dfd, tmp, uid, gid, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (fchownat(dfd, tmp, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 &&
+	    !owner_forgiven(x)) {
 		unpkg_err_sys(err, "cannot set owner of /%s", e->path);
 		goto fail;
 	}
@@ -563,7 +571,7 @@ static int extract_dir(struct extract *x, const struct unpkg_deb_entry *e,
 				     "cannot replace /%s with a directory: it "
 				     "exists and is not a directory", e->path);
 	}
-	if (mkdirat(dfd, tmp, 0) < 0)
+	if (mkdirat(dfd, tmp, 0700) < 0)
 		return unpkg_err_sys(err, "cannot create directory /%s"
 				     TMP_SUFFIX, e->path);
 	fd = openat(dfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -572,7 +580,7 @@ static int extract_dir(struct extract *x, const struct unpkg_deb_entry *e,
 			      e->path);
 		goto out;
 	}
-	if (fchown(fd, uid, gid) < 0) {
+	if (fchown(fd, uid, gid) < 0 && !owner_forgiven(x)) {
 		unpkg_err_sys(err, "cannot set owner of /%s", e->path);
 		goto out;
 	}

@@ -3,9 +3,10 @@
  * Every entry is created beneath the root under a temporary name and handed
  * to the commit object (commit.h); nothing is visible under its final name
  * until the commit's rename pass.  Directories are the exception, as in
- * dpkg: they are created at once (mode 0, then owner and mode on the open
- * directory) and recorded so an abort can remove them; an existing
- * directory, or an in-root symlink to one, is kept as it is.
+ * dpkg: they are created at once (mode 0700, so that their creator, root
+ * or the user of --force-not-root, can open them; then owner and mode on
+ * the open directory) and recorded so an abort can remove them; an
+ * existing directory, or an in-root symlink to one, is kept as it is.
  *
  * Regular files: NAME.dpkg-new created O_CREAT|O_EXCL|O_NOFOLLOW with mode
  * 0, preallocated, written (with its MD5 where one is needed), owner, mode
@@ -93,6 +94,9 @@ struct unpkg_extract_opts {
 	/* Conffiles of the package ("/etc/foo.conf"): staged but not renamed
 	 * (they stay NAME.dpkg-new until configured). */
 	const struct unpkg_strmap *conffiles;
+	/* --force-not-root: an owner that cannot be given (EPERM: not
+	 * root) is left as it is, as dpkg does; the mode is still set. */
+	int not_root;
 	struct unpkg_stats *stats;
 	const struct unpkg_events *events;
 };
