@@ -97,9 +97,8 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 		const char *slash = strrchr(path, '/');
 		const char *base = slash != NULL ? slash + 1 : path;
 		char *parent = strndup(path, slash != NULL ? (size_t)(slash - path) : 0);
-		uintptr_t idx = (uintptr_t)unpkg_strmap_get(&p->files.index,
-							    name);
-		const char *shipped = idx != 0 ? p->files.files[idx - 1].md5 : "";
+		const struct unpkg_file *f = unpkg_filelist_get(&p->files, name);
+		const char *shipped = f != NULL ? f->md5 : "";
 		char *tmp = NULL, *dist = NULL, *old = NULL;
 		char have[33], recorded[33];
 		enum conffile_action action;
@@ -108,9 +107,10 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 
 		if (parent == NULL)
 			return unpkg_err_nomem(err);
-		if (idx == 0) {
-			/* listed but not shipped: dpkg records it as
-			 * newconffile and installs nothing */
+		if (f == NULL || f->filtered) {
+			/* listed but not shipped, or filtered out: there
+			 * is no NAME.dpkg-new, dpkg keeps the hash it
+			 * recorded and installs nothing */
 			free(parent);
 			continue;
 		}

@@ -103,6 +103,11 @@ struct unpkg_db {
 	int updates_sync_failed;
 	/* info/format is missing: the next write puts it in place. */
 	int format_missing;
+	/* The paths unpkg_db_open() created, in order, a directory's
+	 * ending in '/' (unpkg_db_remove_made()). */
+	char **made;
+	size_t nmade;
+	int written;		/* unpkg_db_write_begin() was called */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -815,12 +820,32 @@ out:
 	return ret;
 }
 
+/* Note that the open created `name` in directory `dir` (NULL: `name` is
+ * the whole path). */
+static int note_made(struct unpkg_db *db, const char *dir, const char *name,
+		     int is_dir, struct unpkg_err *err)
+{
+	char **v = realloc(db->made, (db->nmade + 1) * sizeof(*v));
+
+	if (v == NULL)
+		return unpkg_err_nomem(err);
+	db->made = v;
+	if (asprintf(&v[db->nmade], "%s%s%s%s", dir != NULL ? dir : "",
+		     dir != NULL ? "/" : "", name, is_dir ? "/" : "") < 0)
+		return unpkg_err_nomem(err);
+	db->nmade++;
+	return 0;
+}
+
 static int take_lock(struct unpkg_db *db, const char *name, const char *desc,
 		     int *out, struct unpkg_err *err)
 {
 	struct flock fl;
+	struct stat st;
 	int fd = -1;
 	int ret = -1;
+	int fresh = fstatat(db->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+		    errno == ENOENT;
 
 	/* Same creation as dpkg: mode 0660 less the umask (0640 usually). */
 	fd = openat(db->dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
@@ -830,6 +855,8 @@ static int take_lock(struct unpkg_db *db, const char *name, const char *desc,
 			      db->admindir, name);
 		goto out;
 	}
+	if (fresh && note_made(db, db->admindir, name, 0, err) < 0)
+		goto out;
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = F_WRLCK;
 	fl.l_whence = SEEK_SET;
@@ -866,7 +893,8 @@ out:
 	return ret;
 }
 
-static int mkdir_p(const char *path, struct unpkg_err *err)
+static int mkdir_p(struct unpkg_db *db, const char *path,
+		   struct unpkg_err *err)
 {
 	char *p = NULL;
 	size_t i, len;
@@ -884,7 +912,10 @@ static int mkdir_p(const char *path, struct unpkg_err *err)
 		if (p[i - 1] == '/')
 			continue;
 		p[i] = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+		if (mkdir(p, 0755) == 0) {
+			if (note_made(db, NULL, p, 1, err) < 0)
+				goto out;
+		} else if (errno != EEXIST) {
 			unpkg_err_sys(err, "cannot create directory %s", p);
 			goto out;
 		}
@@ -900,7 +931,9 @@ out:
 static int mkdir_sub(struct unpkg_db *db, const char *name,
 		     struct unpkg_err *err)
 {
-	if (mkdirat(db->dirfd, name, 0755) < 0 && errno != EEXIST)
+	if (mkdirat(db->dirfd, name, 0755) == 0)
+		return note_made(db, db->admindir, name, 1, err);
+	if (errno != EEXIST)
 		return unpkg_err_sys(err, "cannot create directory %s/%s",
 				     db->admindir, name);
 	return 0;
@@ -996,7 +1029,7 @@ int unpkg_db_open(const char *admindir, unsigned int flags,
 		unpkg_err_nomem(err);
 		goto out;
 	}
-	if ((flags & UNPKG_DB_CREATE) && mkdir_p(admindir, err) < 0)
+	if ((flags & UNPKG_DB_CREATE) && mkdir_p(db, admindir, err) < 0)
 		goto out;
 	db->dirfd = open(admindir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (db->dirfd < 0) {
@@ -1028,6 +1061,11 @@ int unpkg_db_open(const char *admindir, unsigned int flags,
 					      admindir);
 				goto out;
 			}
+			if (fd >= 0 && note_made(db, admindir, "status", 0,
+						 err) < 0) {
+				close(fd);
+				goto out;
+			}
 			if (fd >= 0 && close(fd) < 0) {
 				unpkg_err_sys(err, "cannot close %s/status",
 					      admindir);
@@ -1046,7 +1084,37 @@ int unpkg_db_open(const char *admindir, unsigned int flags,
 	db = NULL;
 	ret = 0;
 out:
+	if (db != NULL)
+		(void)unpkg_db_remove_made(db, err);	/* the first error wins */
 	unpkg_db_free(db);
+	return ret;
+}
+
+int unpkg_db_remove_made(struct unpkg_db *db, struct unpkg_err *err)
+{
+	int ret = 0;
+	size_t i;
+
+	for (i = db->nmade; i-- > 0 && !db->written;) {
+		const char *p = db->made[i];
+		size_t len = strlen(p);
+		struct stat st;
+		int r;
+
+		if (p[len - 1] == '/')
+			r = rmdir(p);	/* only when empty */
+		else if (len >= 7 && strcmp(p + len - 7, "/status") == 0 &&
+			 (stat(p, &st) < 0 || st.st_size != 0))
+			continue;	/* written since: not ours to remove */
+		else
+			r = unlink(p);
+		if (r < 0 && errno != ENOENT && errno != ENOTEMPTY &&
+		    errno != EEXIST && ret == 0)
+			ret = unpkg_err_sys(err, "cannot remove %s", p);
+	}
+	unpkg_db_list_free(db->made, db->nmade);
+	db->made = NULL;
+	db->nmade = 0;
 	return ret;
 }
 
@@ -1071,6 +1139,7 @@ void unpkg_db_free(struct unpkg_db *db)
 		free(db->applied[i]);
 	free(db->applied);
 	ftab_destroy(&db->files);
+	unpkg_db_list_free(db->made, db->nmade);
 	/* Closing the descriptors releases the fcntl locks. */
 	if (db->lock_fd >= 0)
 		close(db->lock_fd);
@@ -1267,6 +1336,7 @@ int unpkg_db_write_begin(struct unpkg_db *db, struct unpkg_db_staged *s,
 	int fd, ret = -1;
 
 	s->n = 0;
+	db->written = 1;
 	/* A write records what the caller has put in place, new lists
 	 * among it. */
 	db->files_stale = 1;

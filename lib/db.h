@@ -61,6 +61,14 @@ int unpkg_db_open(const char *admindir, unsigned int flags,
 /* Releases the locks.  NULL-safe. */
 void unpkg_db_free(struct unpkg_db *db);
 
+/* Remove what unpkg_db_open() created (UNPKG_DB_CREATE's skeleton, the
+ * lock files), newest first, unless the database was written since: a
+ * run that accepted no package leaves a fresh root as it found it.
+ * Directories go only when empty, status only while empty.  Call before
+ * unpkg_db_free(), with the locks still held; the open does it itself
+ * when it fails.  0, or -1 if something could not be removed. */
+int unpkg_db_remove_made(struct unpkg_db *db, struct unpkg_err *err);
+
 /* The admindir's directory fd (owned by db). */
 int unpkg_db_dirfd(const struct unpkg_db *db);
 

@@ -165,6 +165,28 @@ out:
 	return ret;
 }
 
+int unpkg_dpkgcfg_load_user(struct unpkg_dpkgcfg *cfg, const char *home,
+			    struct unpkg_err *err)
+{
+	size_t had = cfg->count, i;
+	char *path;
+	int ret;
+
+	if (asprintf(&path, "%s/.dpkg.cfg", home) < 0)
+		return unpkg_err_nomem(err);
+	ret = load_file(cfg, path, err);
+	free(path);
+	if (ret < 0) {
+		for (i = had; i < cfg->count; i++) {
+			free(cfg->opts[i].name);
+			free(cfg->opts[i].value);
+			free(cfg->opts[i].file);
+		}
+		cfg->count = had;
+	}
+	return ret;
+}
+
 void unpkg_dpkgcfg_destroy(struct unpkg_dpkgcfg *cfg)
 {
 	size_t i;

@@ -1,7 +1,8 @@
 /* dpkgcfg.h - the parts of dpkg's configuration unpkg honours.
  *
  * dpkg reads CONFDIR/dpkg.cfg.d/<name> (names made only of letters, digits,
- * '_' and '-', in C-locale alphabetical order), then CONFDIR/dpkg.cfg.  Each
+ * '_' and '-', in C-locale alphabetical order), then CONFDIR/dpkg.cfg, then
+ * the user's $HOME/.dpkg.cfg (for every user, root included).  Each
  * line is a long option without its leading "--" ("force-unsafe-io",
  * "log /var/log/dpkg.log"); blank lines and lines starting with '#' are
  * ignored.  unpkg reads the same files so that a container configured for
@@ -31,6 +32,12 @@ struct unpkg_dpkgcfg {
 int unpkg_dpkgcfg_load(struct unpkg_dpkgcfg *cfg, const char *confdir,
 		       struct unpkg_err *err);
 void unpkg_dpkgcfg_destroy(struct unpkg_dpkgcfg *cfg);
+
+/* Append the options of HOME/.dpkg.cfg (`home` is normally $HOME), which
+ * dpkg reads after the system's files.  A missing file is not an error;
+ * an unreadable one is (and leaves `cfg` as it was). */
+int unpkg_dpkgcfg_load_user(struct unpkg_dpkgcfg *cfg, const char *home,
+			    struct unpkg_err *err);
 
 /* Apply the force options in order ("force-a,b", "no-force-a",
  * "refuse-a", "force-all") and report whether force `what` (e.g.

@@ -42,6 +42,22 @@ void unpkg_filelist_destroy(struct unpkg_filelist *list)
 	unpkg_filelist_init(list);
 }
 
+const struct unpkg_file *unpkg_filelist_get(const struct unpkg_filelist *list,
+					    const char *path)
+{
+	uintptr_t i = (uintptr_t)unpkg_strmap_get(&list->index, path);
+
+	return i != 0 ? &list->files[i - 1] : NULL;
+}
+
+int unpkg_filelist_unpacks(const struct unpkg_filelist *list,
+			   const char *path)
+{
+	const struct unpkg_file *f = unpkg_filelist_get(list, path);
+
+	return f != NULL && !f->filtered;
+}
+
 /* A user or group name resolved once per run. */
 struct idcache_entry {
 	char *name;
@@ -160,6 +176,7 @@ static int add_file(struct extract *x, const char *path,
 	if (f->path == NULL)
 		return unpkg_err_nomem(err);
 	f->type = type;
+	f->filtered = 0;
 	snprintf(f->md5, sizeof(f->md5), "%s", md5 != NULL ? md5 : "");
 	r = unpkg_strmap_put(&l->index, f->path,
 			     (void *)(uintptr_t)(l->count + 1), &old, err);
@@ -228,6 +245,13 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* A failed chown that --force-not-root forgives (the owner stays the
+ * user's, as with dpkg). */
+static int owner_forgiven(const struct extract *x)
+{
+	return errno == EPERM && x->o->not_root;
+}
+
 /* Create, fill and finish NAME.dpkg-new; returns the open fd. */
 static int write_regular(struct extract *x, const struct unpkg_deb_entry *e,
 			 int dfd, const char *tmp, uid_t uid, gid_t gid,
@@ -285,7 +309,7 @@ static int write_regular(struct extract *x, const struct unpkg_deb_entry *e,
 	if (digest)
 		MD5End(&ctx, md5);
 	/* Owner first: chown clears setuid/setgid, the mode restores them. */
-	if (fchown(fd, uid, gid) < 0) {
+	if (fchown(fd, uid, gid) < 0 && !owner_forgiven(x)) {
 		unpkg_err_sys(err, "cannot set owner of /%s", e->path);
 		goto fail;
 	}
@@ -382,6 +406,11 @@ static int make_hardlink(struct extract *x, const struct unpkg_deb_entry *e,
 				     "/%s: hard link target /%s is not an "
 				     "earlier file of the package",
 				     e->path, e->link);
+	/* dpkg cannot make one either: the target is not there */
+	if (t->filtered)
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "/%s: hard link target /%s is filtered "
+				     "out (--path-exclude)", e->path, e->link);
 	/* dpkg cannot make one either (its symlink is not in place yet). */
 	if (t->type == UNPKG_ENTRY_SYMLINK)
 		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
@@ -437,7 +466,8 @@ static int create_special(struct extract *x, const struct unpkg_deb_entry *e,
 	if (r < 0)
 		return unpkg_err_sys(err, "cannot create /%s" TMP_SUFFIX,
 				     e->path);
-	if (fchownat(dfd, tmp, uid, gid, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (fchownat(dfd, tmp, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 &&
+	    !owner_forgiven(x)) {
 		unpkg_err_sys(err, "cannot set owner of /%s", e->path);
 		goto fail;
 	}
@@ -541,7 +571,7 @@ static int extract_dir(struct extract *x, const struct unpkg_deb_entry *e,
 				     "cannot replace /%s with a directory: it "
 				     "exists and is not a directory", e->path);
 	}
-	if (mkdirat(dfd, tmp, 0) < 0)
+	if (mkdirat(dfd, tmp, 0700) < 0)
 		return unpkg_err_sys(err, "cannot create directory /%s"
 				     TMP_SUFFIX, e->path);
 	fd = openat(dfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -550,7 +580,7 @@ static int extract_dir(struct extract *x, const struct unpkg_deb_entry *e,
 			      e->path);
 		goto out;
 	}
-	if (fchown(fd, uid, gid) < 0) {
+	if (fchown(fd, uid, gid) < 0 && !owner_forgiven(x)) {
 		unpkg_err_sys(err, "cannot set owner of /%s", e->path);
 		goto out;
 	}
@@ -670,6 +700,35 @@ static int clean_leftovers(int dfd, const char *base, const char *tmp,
 	return 0;
 }
 
+/* Entry `e`, which the path filters leave out, goes into the list as
+ * filtered, and is not unpacked. */
+static int leave_out(struct extract *x, const struct unpkg_deb_entry *e,
+		     struct unpkg_err *err)
+{
+	if (add_file(x, e->path, e->type, NULL, err) < 0)
+		return -1;
+	x->list->files[x->list->count - 1].filtered = 1;
+	return 0;
+}
+
+/* Whether the directory of `path` (relative to the root) is there. */
+static int parent_there(struct extract *x, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	char *parent;
+	int there;
+
+	if (slash == NULL)
+		return 1;
+	parent = strndup(path, (size_t)(slash - path));
+	if (parent == NULL)
+		return 1;	/* the walk to it reports the error */
+	there = dir_at(x, parent, &st);
+	free(parent);
+	return there;
+}
+
 static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 			 struct unpkg_err *err)
 {
@@ -684,13 +743,30 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 	uid_t uid;
 	gid_t gid;
 	char listed[PATH_MAX + 2];
-	int dir, dfd, fd, exists, conffile, kept;
+	int dir, dfd, fd, exists, conffile, kept, skip;
 
 	if (*e->path == '\0')	/* the root itself: dpkg leaves it alone */
 		return add_file(x, "", UNPKG_ENTRY_DIR, NULL, err);
+	if ((size_t)snprintf(listed, sizeof(listed), "/%s", e->path) >=
+	    sizeof(listed))
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "/%s: path too long", e->path);
+	skip = unpkg_pathfilter_skip(o->filter, listed,
+				     e->type == UNPKG_ENTRY_DIR ||
+				     e->type == UNPKG_ENTRY_SYMLINK);
+	/* below a directory left out: only the conflicts are checked */
+	if (skip && !parent_there(x, e->path)) {
+		kept = e->type != UNPKG_ENTRY_DIR ? check_owner(x, listed, err)
+						  : 0;
+		if (kept != 0)
+			return kept < 0 ? -1 : 0;
+		return leave_out(x, e, err);
+	}
 	if (owner_of(x, e, &uid, &gid, err) < 0)
 		return -1;
-	if (o->statoverrides != NULL && e->type != UNPKG_ENTRY_SYMLINK) {
+	/* a symlink gets the owner and group (lchown), as in dpkg; it has
+	 * no mode of its own */
+	if (o->statoverrides != NULL) {
 		const struct unpkg_statoverride *so;
 		char key[PATH_MAX + 2];
 
@@ -725,16 +801,17 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 		return unpkg_err_sys(err, "cannot stat /%s", e->path);
 
 	if (e->type == UNPKG_ENTRY_DIR) {
-		if (add_file(x, e->path, e->type, NULL, err) < 0)
-			return -1;
-		f = &x->list->files[x->list->count - 1];
 		if (o->conffiles != NULL &&
-		    unpkg_strmap_get(o->conffiles, f->path) != NULL)
+		    unpkg_strmap_get(o->conffiles, listed) != NULL)
 			return unpkg_err_set(err, UNPKG_ERR_FORMAT,
 					     "conffile '%s' is a directory, "
-					     "not a plain file", f->path);
+					     "not a plain file", listed);
 		if (!exists && clean_leftovers(dfd, base, tmp, e->path,
 					       &exists, &st, err) < 0)
+			return -1;
+		if (skip)
+			return leave_out(x, e, err);
+		if (add_file(x, e->path, e->type, NULL, err) < 0)
 			return -1;
 		return extract_dir(x, e, dir, dfd, base, tmp, exists, &st, uid,
 				   gid, err);
@@ -744,22 +821,23 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 
 		if (same < 0)
 			return -1;
+		if (same && skip)
+			return leave_out(x, e, err);
 		if (same)	/* kept as it is, like dpkg */
 			return add_file(x, e->path, e->type, NULL, err);
 	}
 
-	if ((size_t)snprintf(listed, sizeof(listed), "/%s", e->path) >=
-	    sizeof(listed))
-		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
-				     "/%s: path too long", e->path);
 	kept = check_owner(x, listed, err);
 	if (kept != 0)	/* an error, or the owner keeps it: not unpacked */
 		return kept < 0 ? -1 : 0;
+	if (clean_leftovers(dfd, base, tmp, e->path, &exists, &st, err) < 0)
+		return -1;
+	/* as in dpkg: after the checks of conflicts, before any change */
+	if (skip)
+		return leave_out(x, e, err);
 	if (add_file(x, e->path, e->type, NULL, err) < 0)
 		return -1;
 	f = &x->list->files[x->list->count - 1];
-	if (clean_leftovers(dfd, base, tmp, e->path, &exists, &st, err) < 0)
-		return -1;
 	conffile = o->conffiles != NULL &&
 		   unpkg_strmap_get(o->conffiles, f->path) != NULL;
 	if (conffile)

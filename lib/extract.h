@@ -3,9 +3,10 @@
  * Every entry is created beneath the root under a temporary name and handed
  * to the commit object (commit.h); nothing is visible under its final name
  * until the commit's rename pass.  Directories are the exception, as in
- * dpkg: they are created at once (mode 0, then owner and mode on the open
- * directory) and recorded so an abort can remove them; an existing
- * directory, or an in-root symlink to one, is kept as it is.
+ * dpkg: they are created at once (mode 0700, so that their creator, root
+ * or the user of --force-not-root, can open them; then owner and mode on
+ * the open directory) and recorded so an abort can remove them; an
+ * existing directory, or an in-root symlink to one, is kept as it is.
  *
  * Regular files: NAME.dpkg-new created O_CREAT|O_EXCL|O_NOFOLLOW with mode
  * 0, preallocated, written (with its MD5 where one is needed), owner, mode
@@ -27,6 +28,7 @@
 #include "err.h"
 #include "event.h"
 #include "fsroot.h"
+#include "pathfilter.h"
 #include "strmap.h"
 
 /* One path of the package, in archive order. */
@@ -37,6 +39,8 @@ struct unpkg_file {
 				 * else "".  When the package ships an
 				 * md5sums member (nothing to generate),
 				 * only conffiles get one. */
+	int filtered;		/* excluded by the path filters: listed,
+				 * not unpacked (pathfilter.h) */
 };
 
 /* Embedded object: init / destroy. */
@@ -48,6 +52,15 @@ struct unpkg_filelist {
 
 void unpkg_filelist_init(struct unpkg_filelist *list);
 void unpkg_filelist_destroy(struct unpkg_filelist *list);
+
+/* The entry of the list spelled `path` ("/usr/bin/foo"), NULL if none. */
+const struct unpkg_file *unpkg_filelist_get(const struct unpkg_filelist *list,
+					    const char *path);
+
+/* Whether the list's package puts something at `path`: it has an entry
+ * there that the path filters did not leave out. */
+int unpkg_filelist_unpacks(const struct unpkg_filelist *list,
+			   const char *path);
 
 struct unpkg_extract_opts {
 	struct unpkg_root *root;
@@ -70,11 +83,20 @@ struct unpkg_extract_opts {
 	void *take_over_ctx;
 	/* dpkg-statoverride's entries: "/path" -> struct
 	 * unpkg_statoverride * (db.h), whose owner, group and mode replace
-	 * the archive's.  May be NULL. */
+	 * the archive's (a symlink's owner and group: it has no mode).  May
+	 * be NULL. */
 	const struct unpkg_strmap *statoverrides;
+	/* dpkg's --path-exclude / --path-include: an entry they filter out
+	 * is decided as dpkg decides it (conflicts with other packages'
+	 * files included), then listed with `filtered` set and not
+	 * unpacked.  May be NULL. */
+	const struct unpkg_pathfilter *filter;
 	/* Conffiles of the package ("/etc/foo.conf"): staged but not renamed
 	 * (they stay NAME.dpkg-new until configured). */
 	const struct unpkg_strmap *conffiles;
+	/* --force-not-root: an owner that cannot be given (EPERM: not
+	 * root) is left as it is, as dpkg does; the mode is still set. */
+	int not_root;
 	struct unpkg_stats *stats;
 	const struct unpkg_events *events;
 };

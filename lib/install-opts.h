@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "event.h"
+#include "pathfilter.h"
 #include "stats.h"
 #include "strategy.h"
 
@@ -30,6 +31,9 @@ struct unpkg_install_opts {
 					 * packages, as dpkg's --abort-after
 					 * (0: dpkg's default, 50) */
 	unsigned int root_flags;	/* UNPKG_ROOT_* (fsroot.h) */
+	/* dpkg's --path-exclude / --path-include, in order (may be NULL:
+	 * every path is unpacked) */
+	const struct unpkg_pathfilter *path_filter;
 	/* Ask about a conffile both the administrator and the package
 	 * changed, where no --force-conf{new,old,def} decides, as dpkg's
 	 * prompt does: `path` is its name ("/etc/x"), the package's version

@@ -237,12 +237,14 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		  size_t n, struct unpkg_err *err)
 {
 	struct unpkg_stats own = { 0 };
+	struct unpkg_err cleanup;
 	struct run r;
 	int stopped = 0;
 	double t = unpkg_now();
 	size_t i;
 	int ret = -1;
 
+	unpkg_err_init(&cleanup);
 	if (run_open(&r, o, &own, err) < 0)
 		goto out;
 	run_timed(&r, UNPKG_PHASE_PLAN, t);
@@ -351,6 +353,11 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 	ret = r.failed;
 out:
 	maint_tmp_clean(&r);
+	/* no package accepted (the database never written): a fresh root
+	 * is left as it was */
+	if (r.db != NULL && unpkg_db_remove_made(r.db, &cleanup) < 0)
+		unpkg_event_emit(o->events, UNPKG_EV_WARNING, NULL, "%s",
+				 cleanup.msg);
 	run_close(&r);
 	return ret;
 }

@@ -174,6 +174,7 @@ static int new_identities(struct run *r, const struct pkg *p,
 		struct stat st;
 
 		if (p->files.files[i].type == UNPKG_ENTRY_DIR ||
+		    p->files.files[i].filtered ||
 		    obsolete_lstat(r, p->files.files[i].path, &st) < 0)
 			continue;
 		v[*n].dev = st.st_dev;
@@ -184,8 +185,10 @@ static int new_identities(struct run *r, const struct pkg *p,
 	return 0;
 }
 
-/* The old version's paths the new one lacks, but its conffiles (kept,
- * as dpkg keeps them); in the old list's order, parents first. */
+/* The old version's paths the new one lacks (or lists but leaves out
+ * through the path filters, as dpkg does), but the old and the new
+ * version's conffiles (kept, as dpkg keeps them); in the old list's
+ * order, parents first. */
 int obsolete_find(struct pkg *p, struct unpkg_err *err)
 {
 	char hash[33];
@@ -200,7 +203,8 @@ int obsolete_find(struct pkg *p, struct unpkg_err *err)
 		const char *path = p->old_files[i];
 
 		if (strcmp(path, "/.") == 0 || path[0] != '/' ||
-		    unpkg_strmap_get(&p->files.index, path) != NULL)
+		    unpkg_filelist_unpacks(&p->files, path) ||
+		    unpkg_strmap_get(&p->confmap, path) != NULL)
 			continue;
 		run_recorded_hash(p, path, hash);
 		if (hash[0] == '\0')
@@ -215,9 +219,11 @@ static int may_remove(struct run *r, struct pkg *p, const char *path,
 		      struct stat *st, struct devino **ids, size_t *nids,
 		      struct unpkg_err *err)
 {
+	const char *owner = unpkg_strmap_get(&r->run_files, path);
 	struct devino key;
 
-	if (unpkg_strmap_get(&r->run_files, path) != NULL)
+	/* p's own entry there is one the path filters left out */
+	if (owner != NULL && owner != p->label)
 		return 0;
 	if (unpkg_db_load_files(r->db, err) < 0)
 		return -1;

@@ -83,7 +83,8 @@ void run_recorded_hash(const struct pkg *p, const char *path,
  * puts them there before the postinst runs, so from half-configured on,
  * as dpkg records them), the hash recorded for the old version
  * ("newconffile" for a conffile new to the package); then the hash of the
- * version the package ships.  The old conffiles the new version dropped
+ * version the package ships, but for a conffile the package lists and
+ * does not unpack (not shipped, or filtered out), which keeps the first.  The old conffiles the new version dropped
  * follow, marked obsolete. */
 static int conffiles_value(const struct pkg *p, int configured,
 			   struct unpkg_buf *v, struct unpkg_err *err)
@@ -92,15 +93,16 @@ static int conffiles_value(const struct pkg *p, int configured,
 
 	for (i = 0; i < p->nconffiles; i++) {
 		const struct conffile *cf = &p->conffiles[i];
-		uintptr_t idx = (uintptr_t)unpkg_strmap_get(&p->files.index,
-							    cf->path);
+		const struct unpkg_file *f = unpkg_filelist_get(&p->files,
+								cf->path);
+		int installed = f != NULL && !f->filtered && f->md5[0];
 		const char *hash = "newconffile";
 		char old[33];
 
 		run_recorded_hash(p, cf->path, old);
-		if (configured && idx != 0 && p->files.files[idx - 1].md5[0])
-			hash = p->files.files[idx - 1].md5;
-		else if (!configured && old[0] != '\0')
+		if (configured && installed)
+			hash = f->md5;
+		else if (old[0] != '\0')
 			hash = old;
 		if (unpkg_buf_printf(v, err, "\n %s %s%s%s", cf->path, hash,
 				     cf->flags != NULL ? " " : "",

@@ -33,6 +33,8 @@ int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 		.take_over = takeover_file,
 		.take_over_ctx = &tc,
 		.statoverrides = &r->override_map,
+		.filter = r->o->path_filter,
+		.not_root = (r->o->force & UNPKG_FORCE_NOT_ROOT) != 0,
 	};
 	double t = unpkg_now();
 	size_t i;

@@ -29,6 +29,7 @@
 #include "force.h"
 #include "configure-run.h"
 #include "install.h"
+#include "pathfilter.h"
 
 enum {
 	EXIT_PKG_ERROR = 1,	/* a package failed, as in dpkg */
@@ -211,7 +212,8 @@ struct cli {
 	int no_triggers;
 	int auto_deconfigure;
 	const char *needs_dpkg;		/* an option only dpkg implements */
-	struct strlist pre_invoke, post_invoke, path_filters, status_loggers;
+	struct strlist pre_invoke, post_invoke, status_loggers;
+	struct unpkg_pathfilter path_filter;	/* --path-exclude/-include */
 	/* outputs */
 	int *status_fds;
 	size_t nstatus_fds;
@@ -281,11 +283,14 @@ static const char usage_text[] =
 	"      --no-triggers       leave the triggers the run activates pending\n"
 	"      --abort-after=<n>   stop after n failed packages (default 50)\n"
 	"  -B, --auto-deconfigure  deconfigure a package the new one Breaks\n"
+	"      --path-exclude=<glob>  do not unpack the paths matching <glob>\n"
+	"      --path-include=<glob>  unpack them after all; as in dpkg, the\n"
+	"                          last matching filter decides\n"
 	"\n"
 	"Also accepted as in dpkg: --triggers,\n"
 	"-D/--debug, --pre-invoke, --post-invoke, --no-debsig, --no-pager,\n"
-	"--path-exclude/--path-include (not applied: a warning), and -O, -E, -G,\n"
-	"--no-act, --ignore-depends (these make unpkg hand the run to dpkg).\n"
+	"and -O, -E, -G, --no-act, --ignore-depends (these make unpkg hand the\n"
+	"run to dpkg).\n"
 	"\n"
 	"Exit status: 0 success, 1 a package failed, 2 usage or fatal error.\n";
 
@@ -665,11 +670,14 @@ static char *unquote(char *v)
 /* dpkg's configuration files: each line an option without its "--".
  * Errors are kept for when the options are applied: an action handed to
  * dpkg leaves them to dpkg.  Files that cannot be read are a warning
- * (*unreadable), as they were before unpkg took dpkg's whole syntax. */
+ * (*unreadable), as they were before unpkg took dpkg's whole syntax: the
+ * system's make unpkg ignore the whole configuration, $HOME/.dpkg.cfg (read
+ * last, as dpkg reads it, wherever $HOME is set) only itself. */
 static void collect_config(struct unpkg_dpkgcfg *cfg, struct items *it,
 			   char **error, char **unreadable)
 {
 	const char *confdir = getenv("UNPKG_CONFDIR");
+	const char *home = getenv("HOME");
 	struct unpkg_err err;
 	size_t i;
 
@@ -680,6 +688,9 @@ static void collect_config(struct unpkg_dpkgcfg *cfg, struct items *it,
 					err.msg);
 		return;
 	}
+	if (home != NULL && unpkg_dpkgcfg_load_user(cfg, home, &err) < 0)
+		*unreadable = xasprintf("ignoring the user's configuration: %s",
+					err.msg);
 	for (i = 0; i < cfg->count && *error == NULL; i++) {
 		struct unpkg_dpkgcfg_opt *o = &cfg->opts[i];
 		const char *attached;
@@ -855,6 +866,15 @@ static void add_status_logger(struct cli *cli, const char *cmd)
 	cli->loggers[cli->nloggers++] = pid;
 }
 
+static void add_path_filter(struct cli *cli, const char *glob, int include)
+{
+	struct unpkg_err err;
+
+	unpkg_err_init(&err);
+	if (unpkg_pathfilter_add(&cli->path_filter, glob, include, &err) < 0)
+		die("%s", err.msg);
+}
+
 static void apply_item(struct cli *cli, const struct item *x)
 {
 	const char *v = x->value;
@@ -938,7 +958,7 @@ static void apply_item(struct cli *cli, const struct item *x)
 		break;
 	case OPT_PATH_EXCLUDE:
 	case OPT_PATH_INCLUDE:
-		strlist_add(&cli->path_filters, x->name);
+		add_path_filter(cli, v, x->oi->id == OPT_PATH_INCLUDE);
 		break;
 	case OPT_SELECTED_ONLY:
 	case OPT_SKIP_SAME_VERSION:
@@ -1559,10 +1579,6 @@ static void warn_strict_forces(const struct cli *cli)
 			fprintf(stderr, "unpkg: warning: --force-%s is not "
 				"implemented by unpkg yet; it is ignored\n",
 				t[i].name);
-	if (cli->path_filters.n > 0)
-		fprintf(stderr, "unpkg: warning: %s: path filters are not "
-			"implemented by unpkg yet; every path is installed\n",
-			cli->path_filters.v[0]);
 }
 
 static void finish_outputs(struct cli *cli)
@@ -1707,6 +1723,7 @@ int main(int argc, char **argv)
 	o.force = cli.force;
 	o.abort_after = (unsigned int)cli.abort_after;
 	o.auto_deconfigure = cli.auto_deconfigure;
+	o.path_filter = &cli.path_filter;
 	/* asked on a terminal, as dpkg asks; without one the local file is
 	 * kept (dpkg would read the answer from stdin, or fail) */
 	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
@@ -1753,7 +1770,7 @@ int main(int argc, char **argv)
 	free(cli.loggers);
 	strlist_free(&cli.pre_invoke);
 	strlist_free(&cli.post_invoke);
-	strlist_free(&cli.path_filters);
+	unpkg_pathfilter_destroy(&cli.path_filter);
 	strlist_free(&cli.status_loggers);
 	strlist_free(&debs);
 	items_free(&args);

@@ -281,6 +281,50 @@ START_TEST(t_create)
 }
 END_TEST
 
+/* What the open created goes again when nothing was written; what was
+ * there before stays; after a write nothing goes. */
+START_TEST(t_remove_made)
+{
+	char *tmp = gc(tu_mkdtemp());
+	char *var = cat(tmp, "/var", NULL);
+	char *admin = cat(tmp, "/var/lib/dpkg", NULL);
+	struct unpkg_db *db;
+	struct unpkg_err err;
+	struct stat st;
+
+	unpkg_err_init(&err);
+	db = open_ok(admin, UNPKG_DB_CREATE | UNPKG_DB_LOCK_FRONTEND);
+	ck_assert_int_eq(unpkg_db_remove_made(db, &err), 0);
+	unpkg_db_free(db);
+	ck_assert_int_eq(stat(var, &st), -1);
+	ck_assert_int_eq(stat(tmp, &st), 0);
+
+	/* an admindir with info/ and a status of its own */
+	ck_assert_int_eq(mkdir(var, 0755), 0);
+	ck_assert_int_eq(mkdir(cat(tmp, "/var/lib", NULL), 0755), 0);
+	ck_assert_int_eq(mkdir(admin, 0755), 0);
+	ck_assert_int_eq(mkdir(cat(admin, "/info", NULL), 0755), 0);
+	tu_write_file(cat(admin, "/status", NULL), "", 0644);
+	db = open_ok(admin, UNPKG_DB_CREATE);
+	ck_assert_int_eq(unpkg_db_remove_made(db, &err), 0);
+	unpkg_db_free(db);
+	ck_assert_int_eq(stat(cat(admin, "/info", NULL), &st), 0);
+	ck_assert_int_eq(stat(cat(admin, "/status", NULL), &st), 0);
+	ck_assert_int_eq(stat(cat(admin, "/updates", NULL), &st), -1);
+	ck_assert_int_eq(stat(cat(admin, "/lock", NULL), &st), -1);
+
+	/* written: it stays */
+	tu_rm_rf(var);
+	db = open_ok(admin, UNPKG_DB_CREATE);
+	ck_assert_int_eq(unpkg_db_write(db, NULL, &err), 0);
+	ck_assert_int_eq(unpkg_db_remove_made(db, &err), 0);
+	unpkg_db_free(db);
+	ck_assert_int_eq(stat(cat(admin, "/info/format", NULL), &st), 0);
+	ck_assert_int_eq(stat(cat(admin, "/lock", NULL), &st), 0);
+	tu_rm_rf(tmp);
+}
+END_TEST
+
 START_TEST(t_format)
 {
 	struct fixture fx;
@@ -1535,6 +1579,7 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, t_missing_admindir);
 	tcase_add_test(tc, t_pkg_state);
 	tcase_add_test(tc, t_create);
+	tcase_add_test(tc, t_remove_made);
 	tcase_add_test(tc, t_format);
 	tcase_add_test(tc, t_usage);
 	tcase_add_test(tc, t_real_status_roundtrip);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dpkgcfg.h"
 #include "testutil.h"
@@ -150,6 +151,42 @@ START_TEST(test_unreadable)
 }
 END_TEST
 
+/* ~/.dpkg.cfg comes after the system's files; missing, it changes
+ * nothing; unreadable, it is an error that leaves the rest. */
+START_TEST(test_user_file)
+{
+	char *dir = confdir();
+	char *home = tu_mkdtemp();
+	struct unpkg_dpkgcfg cfg;
+	struct unpkg_err err;
+	const char *from;
+	char path[4096];
+
+	unpkg_err_init(&err);
+	put(dir, "dpkg.cfg", "force-unsafe-io\n");
+	ck_assert_int_eq(unpkg_dpkgcfg_load(&cfg, dir, &err), 0);
+	ck_assert_int_eq(unpkg_dpkgcfg_load_user(&cfg, home, &err), 0);
+	ck_assert_uint_eq(cfg.count, 1);
+	put(home, ".dpkg.cfg", "refuse-unsafe-io\npath-exclude /usr/share/doc/*\n");
+	ck_assert_int_eq(unpkg_dpkgcfg_load_user(&cfg, home, &err), 0);
+	ck_assert_uint_eq(cfg.count, 3);
+	ck_assert_int_eq(unpkg_dpkgcfg_force(&cfg, "unsafe-io", &from), 0);
+	ck_assert_str_eq(strrchr(from, '/') + 1, ".dpkg.cfg");
+	ck_assert_str_eq(cfg.opts[2].name, "path-exclude");
+	ck_assert_str_eq(cfg.opts[2].value, "/usr/share/doc/*");
+	snprintf(path, sizeof(path), "%s/.dpkg.cfg", home);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0755), 0);	/* EISDIR on read */
+	ck_assert_int_eq(unpkg_dpkgcfg_load_user(&cfg, home, &err), -1);
+	ck_assert_uint_eq(cfg.count, 3);
+	unpkg_dpkgcfg_destroy(&cfg);
+	tu_rm_rf(dir);
+	tu_rm_rf(home);
+	free(dir);
+	free(home);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("dpkgcfg");
@@ -161,6 +198,7 @@ int main(void)
 	tcase_add_test(tc, test_ignored_fragment_names);
 	tcase_add_test(tc, test_values_kept);
 	tcase_add_test(tc, test_unreadable);
+	tcase_add_test(tc, test_user_file);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

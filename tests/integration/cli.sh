@@ -25,6 +25,7 @@ section "help and version"
 run 0 help --help
 assert_grep '^Usage: unpkg' "$TESTDIR/help.out" "--help"
 assert_grep '--sync=<strategy>' "$TESTDIR/help.out" "--help lists --sync"
+assert_grep '--path-exclude=<glob> +do not unpack' "$TESTDIR/help.out" "--help lists the path filters"
 run 0 help-short -h
 assert_same_file "$TESTDIR/help.out" "$TESTDIR/help-short.out" "-h is --help"
 run 0 help-q '-?'
@@ -108,6 +109,17 @@ assert_grep '^stats: sync mode: none \(force-unsafe-io in .*docker-apt-speedup\)
 # fsync, with info/)
 assert_grep '^stats: calls sync_file_range=0 (fdatasync=4 fsync=3|fdatasync=3 fsync=4) syncfs=0 ' \
 	"$TESTDIR/cfg.out" "only the database synced with force-unsafe-io"
+# ~/.dpkg.cfg comes after the system's files, before the command line
+home=$TESTDIR/home
+mkdir -p "$home"
+echo refuse-unsafe-io >"$home/.dpkg.cfg"
+HOME=$home run 0 user-cfg --root="$r" --stats --unpack "$deb"
+assert_grep '^stats: sync mode: [a-z]+ \(auto for [^,]+, refuse-unsafe-io in '"$home"'/\.dpkg\.cfg\)' \
+	"$TESTDIR/user-cfg.out" "~/.dpkg.cfg read after dpkg.cfg.d"
+HOME=$home run 0 user-cfg-cl --root="$r" --force-unsafe-io --stats --unpack "$deb"
+assert_grep '^stats: sync mode: none \(--force-unsafe-io\)' \
+	"$TESTDIR/user-cfg-cl.out" "the command line after ~/.dpkg.cfg"
+rm "$home/.dpkg.cfg"
 run 0 refuse --root="$r" --refuse-unsafe-io --stats --unpack "$deb"
 assert_grep '^stats: sync mode: [a-z]+ \(auto for [^,]+, --refuse-unsafe-io\)' \
 	"$TESTDIR/refuse.out" "--refuse-unsafe-io"

@@ -21,7 +21,10 @@
 #                  middle of a later block of a data.tar.xz of several
 #                  blocks (the message names the block); a byte of the
 #                  CRC-32 and of the length in a data.tar.gz's trailer
-#   not-a-deb      a text file, an empty file, an ar archive of other members
+#   not-a-deb      a text file, an empty file, an ar archive of other members;
+#                  the text file in a fresh root (an empty directory, and one
+#                  with var/lib), where the database skeleton unpkg makes
+#                  must go again
 #   missing        a file that does not exist (exit 2 like dpkg)
 #   escape         a data.tar member "../escaped"
 #   enospc         a 2 MB tmpfs as the root: a new package, and an upgrade of
@@ -241,6 +244,26 @@ for f in text empty other-ar; do
 	expect_failure "notdeb-$f" "$TESTDIR/notdeb-$f.unpkg" 1 \
 		'not a (debian|deb|binary)|format|archive|magic|invalid|debian-binary|empty|trunc|end of file' \
 		"$f\\.deb" -i "$TESTDIR/$f.deb"
+done
+
+# A fresh root, where unpkg makes the database's skeleton: a run that
+# accepts no package removes it again (dpkg leaves it).
+fresh_root() {
+	rm -rf "$1"
+	mkdir -p "$1"
+}
+half_fresh_root() {
+	fresh_root "$1"
+	mkdir -p "$1/var/lib"
+}
+for setup in fresh_root half_fresh_root; do
+	section "not a package, in a fresh root ($setup)"
+	dpkg_note "notdeb-$setup" "$TESTDIR/notdeb-$setup.dpkg" "$setup" \
+		"$TESTDIR/text.deb"
+	"$setup" "$TESTDIR/notdeb-$setup.unpkg"
+	expect_failure "notdeb-$setup" "$TESTDIR/notdeb-$setup.unpkg" 1 \
+		'not a (debian|deb|binary)|format|archive' 'text\.deb' \
+		-i "$TESTDIR/text.deb"
 done
 
 # --- missing file -------------------------------------------------------------

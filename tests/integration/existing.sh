@@ -1,10 +1,11 @@
 #!/bin/bash
 # existing.sh - what is already in the root or the database changes how
 # dpkg unpacks a package, and unpkg must follow: dpkg-statoverride entries
-# give a path their owner, group and mode whatever the archive says; a
-# symlink the package ships where a symlink (or directory) already leads
-# to the same directory is left as it is.  Each case runs unpkg and dpkg
-# on twin roots and compares (compare_roots_with_dpkg).
+# give a path their owner, group and mode whatever the archive says (a
+# symlink only its owner and group); a symlink the package ships where a
+# symlink (or directory) already leads to the same directory is left as
+# it is.  Each case runs unpkg and dpkg on twin roots and compares
+# (compare_roots_with_dpkg).
 TEST_NAME=existing
 . "${TESTLIB:?}"
 
@@ -14,18 +15,22 @@ new_pkg "$so" so 1.0
 mkdir -p "$so/usr/bin" "$so/var/spool/so"
 printf '#!/bin/sh\n' >"$so/usr/bin/tool"
 chmod 0755 "$so/usr/bin/tool"
+ln -s tool "$so/usr/bin/tool-link"
 build_deb "$TESTDIR/so.deb" "$so"
 
-section "statoverride: owner, group and mode of a file and a directory"
+section "statoverride: a file, a directory and a symlink (owner and group only)"
 a=$TESTDIR/so-unpkg b=$TESTDIR/so-dpkg
 for r in "$a" "$b"; do
 	mkroot "$r"
 	printf '%s\n' 'root daemon 4750 /usr/bin/tool' \
-		'#1 #2 0770 /var/spool/so' >"$r/var/lib/dpkg/statoverride"
+		'#1 #2 0770 /var/spool/so' 'root daemon 0700 /usr/bin/tool-link' \
+		>"$r/var/lib/dpkg/statoverride"
 done
 compare_roots_with_dpkg "$a" "$b" -i "$TESTDIR/so.deb"
 [ "$(stat -c '%a %U %G' "$a/usr/bin/tool")" = '4750 root daemon' ] ||
 	check_fail "statoverride: /usr/bin/tool is $(stat -c '%a %U %G' "$a/usr/bin/tool")"
+[ "$(stat -c '%U %G' "$a/usr/bin/tool-link")" = 'root daemon' ] ||
+	check_fail "statoverride: the symlink /usr/bin/tool-link is $(stat -c '%U %G' "$a/usr/bin/tool-link")"
 
 section "statoverride: an unknown user is refused, as by dpkg"
 r=$TESTDIR/so-bad
