@@ -367,6 +367,22 @@ static int staged_name(struct extract *x, const char *path, int *dir,
 	return 0;
 }
 
+/* Where entry `path` (archive form) of the package is on the file
+ * system (archive form): the divert-to path of a diversion that applies
+ * to the package, else `path`. */
+static const char *use_path(const struct extract *x, const char *path)
+{
+	const char *use;
+	char key[PATH_MAX + 2];
+
+	if (x->o->diversions == NULL ||
+	    unpkg_divert_count(x->o->diversions) == 0 ||
+	    (size_t)snprintf(key, sizeof(key), "/%s", path) >= sizeof(key))
+		return path;
+	use = unpkg_divert_use(x->o->diversions, key, x->o->pkgname);
+	return use == key ? path : use + 1;
+}
+
 static int make_hardlink(struct extract *x, const struct unpkg_deb_entry *e,
 			 int dfd, const char *tmp, struct unpkg_err *err)
 {
@@ -387,7 +403,7 @@ static int make_hardlink(struct extract *x, const struct unpkg_deb_entry *e,
 		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
 				     "/%s: hard link target /%s is a symlink",
 				     e->path, e->link);
-	if (staged_name(x, e->link, &tdir, &ttmp, err) < 0)
+	if (staged_name(x, use_path(x, e->link), &tdir, &ttmp, err) < 0)
 		goto out;
 	tfd = unpkg_commit_dirfd(x->o->commit, tdir, err);
 	if (tfd < 0)
@@ -487,12 +503,21 @@ static int check_owner(struct extract *x, const char *path,
 
 	if (o->run_files != NULL)
 		owner = unpkg_strmap_get(o->run_files, path);
+	/* diverted by one of the two: no conflict, as in dpkg */
+	if (owner != NULL &&
+	    unpkg_divert_by_either(o->diversions, path, o->pkgname, owner,
+				   strcspn(owner, " ")))
+		return 0;
 	if (owner != NULL) {
 		snprintf(who, sizeof(who), "%s", owner);
 	} else if (o->db != NULL) {
 		if (unpkg_db_load_files(o->db, err) < 0)
 			return -1;
 		owner = unpkg_db_file_owner(o->db, path, o->pkgkey);
+		if (owner != NULL &&
+		    unpkg_divert_by_either(o->diversions, path, o->pkgname,
+					   owner, strcspn(owner, ":")))
+			return 0;
 		if (owner != NULL && o->take_over != NULL) {
 			int r = o->take_over(o->take_over_ctx, owner, path,
 					     err);
@@ -670,11 +695,51 @@ static int clean_leftovers(int dfd, const char *base, const char *tmp,
 	return 0;
 }
 
+/* A diverted entry: `e` as it is written, at the divert-to path of a
+ * diversion that applies to the package (in *moved, e pointed to it).
+ * An entry onto another path's divert-to path is refused as dpkg refuses
+ * it. */
+static int divert_entry(struct extract *x, const struct unpkg_deb_entry **e,
+			struct unpkg_deb_entry *moved, struct unpkg_err *err)
+{
+	const struct unpkg_extract_opts *o = x->o;
+	const struct unpkg_diversion *dv;
+	char key[PATH_MAX + 2], why[PATH_MAX * 2 + 256];
+
+	if (o->diversions == NULL || unpkg_divert_count(o->diversions) == 0)
+		return 0;
+	snprintf(key, sizeof(key), "/%s", (*e)->path);
+	dv = unpkg_divert_onto(o->diversions, key);
+	if (dv != NULL) {
+		if (dv->pkg != NULL)
+			snprintf(why, sizeof(why), "trying to overwrite '%s', "
+				 "which is the diverted version of '%s' "
+				 "(package: %s)", key, dv->from, dv->pkg);
+		else
+			snprintf(why, sizeof(why), "trying to overwrite '%s', "
+				 "which is the diverted version of '%s'",
+				 key, dv->from);
+		if (!o->overwrite_diverted)
+			return unpkg_err_set(err, UNPKG_ERR_CONFLICT, "%s",
+					     why);
+		unpkg_event_emit(o->events, UNPKG_EV_WARNING, o->pkgkey,
+				 "overriding problem because --force "
+				 "enabled:");
+		unpkg_event_emit(o->events, UNPKG_EV_WARNING, o->pkgkey, "%s",
+				 why);
+	}
+	*moved = **e;
+	moved->path = use_path(x, (*e)->path);
+	*e = moved;
+	return 0;
+}
+
 static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 			 struct unpkg_err *err)
 {
 	const struct unpkg_extract_opts *o = x->o;
-	struct unpkg_deb_entry overridden;
+	struct unpkg_deb_entry overridden, moved;
+	const char *path = e->path;	/* listed: the archive's name */
 	char tmp[NAME_MAX + 1];
 	char md5[33] = "";
 	struct unpkg_file *f;
@@ -706,6 +771,8 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 			gid = so->gid;
 		}
 	}
+	if (divert_entry(x, &e, &moved, err) < 0)
+		return -1;
 	dir = parent_of(x, e->path, &base, err);
 	if (dir < 0) {
 		unpkg_err_prefix(err, "cannot unpack /%.*s%s", MSG_PATH_MAX,
@@ -725,7 +792,7 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 		return unpkg_err_sys(err, "cannot stat /%s", e->path);
 
 	if (e->type == UNPKG_ENTRY_DIR) {
-		if (add_file(x, e->path, e->type, NULL, err) < 0)
+		if (add_file(x, path, e->type, NULL, err) < 0)
 			return -1;
 		f = &x->list->files[x->list->count - 1];
 		if (o->conffiles != NULL &&
@@ -745,17 +812,17 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 		if (same < 0)
 			return -1;
 		if (same)	/* kept as it is, like dpkg */
-			return add_file(x, e->path, e->type, NULL, err);
+			return add_file(x, path, e->type, NULL, err);
 	}
 
-	if ((size_t)snprintf(listed, sizeof(listed), "/%s", e->path) >=
+	if ((size_t)snprintf(listed, sizeof(listed), "/%s", path) >=
 	    sizeof(listed))
 		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
 				     "/%s: path too long", e->path);
 	kept = check_owner(x, listed, err);
 	if (kept != 0)	/* an error, or the owner keeps it: not unpacked */
 		return kept < 0 ? -1 : 0;
-	if (add_file(x, e->path, e->type, NULL, err) < 0)
+	if (add_file(x, path, e->type, NULL, err) < 0)
 		return -1;
 	f = &x->list->files[x->list->count - 1];
 	if (clean_leftovers(dfd, base, tmp, e->path, &exists, &st, err) < 0)

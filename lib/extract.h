@@ -24,6 +24,7 @@
 #include "commit.h"
 #include "db.h"
 #include "deb.h"
+#include "divert.h"
 #include "err.h"
 #include "event.h"
 #include "fsroot.h"
@@ -72,6 +73,15 @@ struct unpkg_extract_opts {
 	 * unpkg_statoverride * (db.h), whose owner, group and mode replace
 	 * the archive's.  May be NULL. */
 	const struct unpkg_strmap *statoverrides;
+	/* dpkg-divert's diversions (may be NULL) and the package's name: a
+	 * path diverted by another package or by the administrator is
+	 * written at its divert-to path and listed under its own name; a
+	 * path both the package and an owner ship is no conflict when one
+	 * of them diverts it; a divert-to path is refused (with a warning
+	 * instead when `overwrite_diverted`, --force-overwrite-diverted). */
+	const struct unpkg_diversions *diversions;
+	const char *pkgname;
+	int overwrite_diverted;
 	/* Conffiles of the package ("/etc/foo.conf"): staged but not renamed
 	 * (they stay NAME.dpkg-new until configured). */
 	const struct unpkg_strmap *conffiles;

@@ -33,6 +33,10 @@ int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 		.take_over = takeover_file,
 		.take_over_ctx = &tc,
 		.statoverrides = &r->override_map,
+		.diversions = r->divs,
+		.pkgname = p->name,
+		.overwrite_diverted =
+			(r->o->force & UNPKG_FORCE_OVERWRITE_DIVERTED) != 0,
 	};
 	double t = unpkg_now();
 	size_t i;
