@@ -10,6 +10,8 @@
 #                   divert-to path, the list keeps the original name
 #                   (a file trigger on the divert-to path fires, as in
 #                   dpkg: its postinst writes /log)
+#   conffile        a local diversion of a conffile: configured at the
+#                   divert-to path
 #   local-new       a local diversion made before the package is
 #                   installed at all
 #   obsolete        the upgrade drops a diverted file: it is removed at
@@ -29,6 +31,9 @@
 #                   in both (and with --force-overwrite-diverted, taken)
 #   replaces        a package that Replaces another and diverts one of its
 #                   files: that file keeps the other one from disappearing
+#   removed         a package removed in favour of another (Conflicts and
+#                   Replaces): its locally diverted file goes from the
+#                   divert-to path
 #   merged-usr      dash's /bin/sh diversion on a merged-/usr root: a
 #                   package's /bin/sx symlink diverted by another package
 TEST_NAME=divert
@@ -190,6 +195,13 @@ twins
 both dpkg-divert --root=ROOT --local --divert /usr/bin/hello.distrib --no-rename --add /usr/bin/hello
 step local-new "$HELLO_PATHS" hello -i "$TESTDIR/hello-1.0.deb"
 
+pkg conf 1.0 '' etc/conf.cfg
+echo /etc/conf.cfg >"$TESTDIR/s/conf-1.0/DEBIAN/conffiles"
+build_deb "$TESTDIR/conf-1.0.deb" "$TESTDIR/s/conf-1.0"
+twins
+both dpkg-divert --root=ROOT --local --divert /etc/conf.cfg.local --no-rename --add /etc/conf.cfg
+step conffile "/etc/conf.cfg /etc/conf.cfg.local" conf -i "$TESTDIR/conf-1.0.deb"
+
 twins
 step preinst-local "/usr/bin/self /usr/bin/self.local" self -i "$TESTDIR/self-1.0.deb"
 [ -f "$A/usr/bin/self.local" ] ||
@@ -220,6 +232,17 @@ step replaces "/usr/bin/hello /usr/bin/hello.solo /usr/share/solo/x" "solo big" 
 	-i "$TESTDIR/big-1.0.deb"
 grep -q '^Package: solo$' "$A/var/lib/dpkg/status" ||
 	check_fail "replaces: solo disappeared"
+
+pkg oldtool 1.0 '' usr/bin/oldtool usr/share/oldtool/x
+CONTROL=$'Conflicts: oldtool\nReplaces: oldtool' pkg newtool 1.0 '' usr/bin/newtool
+twins
+step install-oldtool "/usr/bin/oldtool /usr/bin/oldtool.distrib" oldtool \
+	-i "$TESTDIR/oldtool-1.0.deb"
+both dpkg-divert --root=ROOT --local --divert /usr/bin/oldtool.distrib --rename --add /usr/bin/oldtool
+step removed "/usr/bin/oldtool /usr/bin/oldtool.distrib" "oldtool newtool" \
+	-i "$TESTDIR/newtool-1.0.deb"
+[ ! -e "$A/usr/bin/oldtool.distrib" ] ||
+	check_fail "removed: the diverted file of the removed package is left"
 
 # dash's diversion of /bin/sh, on a merged-/usr root (/bin/sx here: the
 # scripts need the root's /bin/sh)
