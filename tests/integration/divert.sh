@@ -12,6 +12,8 @@
 #                   dpkg: its postinst writes /log)
 #   conffile        a local diversion of a conffile: configured at the
 #                   divert-to path
+#                   (hello 2.0's hard link to it is linked to the
+#                   divert-to path)
 #   local-new       a local diversion made before the package is
 #                   installed at all
 #   obsolete        the upgrade drops a diverted file: it is removed at
@@ -156,6 +158,9 @@ step() {
 
 pkg hello 1.0 '' usr/bin/hello usr/bin/hello-old usr/share/hello/doc
 pkg hello 2.0 '' usr/bin/hello usr/share/hello/doc
+# a hard link to the diverted file: linked to it at the divert-to path
+ln "$TESTDIR/s/hello-2.0/usr/bin/hello" "$TESTDIR/s/hello-2.0/usr/bin/hello-hl"
+build_deb "$TESTDIR/hello-2.0.deb" "$TESTDIR/s/hello-2.0"
 pkg hello 3.0 '' usr/bin/hello usr/share/hello/doc usr/share/hello/more
 PREINST_WRAP='dpkg-divert --package wrap --divert /usr/bin/hello.real --rename --add /usr/bin/hello'
 pkg wrap 1.0 "$PREINST_WRAP" usr/bin/hello usr/share/wrap/a
@@ -186,7 +191,8 @@ both dpkg-divert --root=ROOT --local --divert /usr/bin/hello-old.distrib --renam
 	fail "dpkg-divert --rename did not move the file (test outdated?)"
 step local+obsolete "$HELLO_PATHS" "hello watch" -i "$TESTDIR/hello-2.0.deb"
 [ -f "$A/usr/bin/hello.distrib" ] && [ ! -e "$A/usr/bin/hello" ] &&
-	[ ! -e "$A/usr/bin/hello-old.distrib" ] ||
+	[ ! -e "$A/usr/bin/hello-old.distrib" ] &&
+	[ "$A/usr/bin/hello-hl" -ef "$A/usr/bin/hello.distrib" ] ||
 	check_fail "local: hello 2.0 not at the divert-to path, or hello-old.distrib left"
 grep -q 'watch postinst triggered /usr/bin/hello.distrib' "$A/log" ||
 	check_fail "local: the file trigger on the divert-to path did not fire"
