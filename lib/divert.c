@@ -220,7 +220,10 @@ unpkg_divert_onto(const struct unpkg_diversions *d, const char *path)
 
 int unpkg_divert_applies(const struct unpkg_diversion *dv, const char *pkgname)
 {
-	return dv->pkg == NULL || strcmp(dv->pkg, pkgname) != 0;
+	size_t len = strcspn(pkgname, ":");
+
+	return dv->pkg == NULL || strlen(dv->pkg) != len ||
+	       strncmp(dv->pkg, pkgname, len) != 0;
 }
 
 int unpkg_divert_by_either(const struct unpkg_diversions *d, const char *path,

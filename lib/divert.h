@@ -64,7 +64,8 @@ const struct unpkg_diversion *
 unpkg_divert_onto(const struct unpkg_diversions *d, const char *path);
 
 /* 1 if diversion `dv` applies to the files of package `pkgname` (any
- * architecture): it is local or another package's. */
+ * architecture; a key, "name:arch", names the package too): it is local
+ * or another package's. */
 int unpkg_divert_applies(const struct unpkg_diversion *dv, const char *pkgname);
 
 /* 1 if `path` is diverted by package `a` (may be NULL) or by the package
@@ -74,9 +75,9 @@ int unpkg_divert_applies(const struct unpkg_diversion *dv, const char *pkgname);
 int unpkg_divert_by_either(const struct unpkg_diversions *d, const char *path,
 			   const char *a, const char *b, size_t blen);
 
-/* Where package `pkgname` finds its path `path` on the file system: the
- * divert-to path if a diversion applies to it, else `path` itself.  `d`
- * may be NULL (none). */
+/* Where package `pkgname` (or key) finds its path `path` on the file
+ * system: the divert-to path if a diversion applies to it, else `path`
+ * itself.  `d` may be NULL (none). */
 const char *unpkg_divert_use(const struct unpkg_diversions *d,
 			     const char *path, const char *pkgname);
 

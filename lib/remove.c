@@ -219,8 +219,10 @@ static int removal_recover(struct run *r, const char *key, char ***paths,
 		int dfd;
 
 		unpkg_err_init(&ignored);
-		dfd = unpkg_root_open_parent(r->root, grown[i] + 1, &base,
-					     &ignored);
+		dfd = unpkg_root_open_parent(r->root,
+					     unpkg_divert_use(r->divs, grown[i],
+							      key) + 1,
+					     &base, &ignored);
 		if (dfd < 0)
 			continue;
 		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
@@ -480,8 +482,10 @@ void inst_sweep_removed(struct run *r)
 			    unpkg_db_file_owner(r->db, prev[j], keys[i]) != NULL)
 				continue;
 			unpkg_err_init(&err);
-			dfd = unpkg_root_open_parent(r->root, prev[j] + 1,
-						     &base, &err);
+			dfd = unpkg_root_open_parent(
+				r->root, unpkg_divert_use(r->divs, prev[j],
+							  keys[i]) + 1,
+				&base, &err);
 			if (dfd < 0)
 				continue;
 			snprintf(backup, sizeof(backup), "%s.dpkg-tmp", base);

@@ -63,6 +63,12 @@ START_TEST(test_applies)
 	ck_assert_int_eq(unpkg_divert_applies(unpkg_divert_of(d, "/bin/sh"),
 					      "dash"), 0);
 	ck_assert_str_eq(unpkg_divert_use(d, "/bin/sh", "dash"), "/bin/sh");
+	ck_assert_str_eq(unpkg_divert_use(d, "/bin/sh", "dash:amd64"),
+			 "/bin/sh");
+	ck_assert_str_eq(unpkg_divert_use(d, "/bin/sh", "dashy"),
+			 "/bin/sh.distrib");
+	ck_assert_str_eq(unpkg_divert_use(d, "/bin/sh", "das"),
+			 "/bin/sh.distrib");
 	ck_assert_str_eq(unpkg_divert_use(d, "/bin/sh", "bash"),
 			 "/bin/sh.distrib");
 	ck_assert_str_eq(unpkg_divert_use(d, "/bin/ls", "bash"), "/bin/ls");

@@ -11,6 +11,10 @@
 # Scenarios:
 #   fresh    unpkg -i alpha_1.0 beta_1.0 on a root holding keeper
 #   upgrade  unpkg -i alpha_2.0 beta_2.0 on a root holding keeper and 1.0
+#   diverted the upgrade, with alpha's /usr/share/alpha/a (hard-linked)
+#            and /usr/share/alpha/gone (which 2.0 drops) diverted locally
+#            (dpkg-divert --rename): 2.0's file and its hard link go to
+#            the divert-to path, gone's diverted file is removed
 #
 # 1. SIGKILL at every step.  A crash-free run is traced first; then unpkg is
 #    started again under strace with
@@ -64,7 +68,7 @@
 #                             is a kill point (about 45 minutes)
 #   UNPKG_FAULTS_ONLY=S/T[:N[,N...]]
 #                             kill only in scenario S (fresh, upgrade,
-#                             fallback) with strategy T (auto, dpkg, ...),
+#                             diverted, fallback) with strategy T (auto, dpkg, ...),
 #                             at every call that
 #                             changes the file system or at the calls
 #                             numbered N (to reproduce one finding)
@@ -256,6 +260,12 @@ prime_root "$TPL_FRESH"
 unpkg_run "$TPL_FRESH" dpkg -i "$KEEPER" >/dev/null
 cp -a "$TPL_FRESH" "$TPL_OLD"
 unpkg_run "$TPL_OLD" dpkg -i "$ALPHA1" "$BETA1" >/dev/null
+TPL_DIV=$W/tpl-div
+cp -a "$TPL_OLD" "$TPL_DIV"
+for f in a gone; do
+	dpkg-divert --root="$TPL_DIV" --local --rename --quiet \
+		--divert "/usr/share/alpha/$f.distrib" --add "/usr/share/alpha/$f"
+done
 
 # reset_root TEMPLATE: ROOT becomes a fresh copy of TEMPLATE.
 reset_root() {
@@ -269,12 +279,13 @@ scenario_template() {
 	case $1 in
 	fresh) echo "$TPL_FRESH" ;;
 	upgrade | fallback) echo "$TPL_OLD" ;;
+	diverted) echo "$TPL_DIV" ;;
 	esac
 }
 scenario_debs() {
 	case $1 in
 	fresh) echo "$ALPHA1 $BETA1" ;;
-	upgrade | fallback) echo "$ALPHA2 $BETA2" ;;
+	upgrade | fallback | diverted) echo "$ALPHA2 $BETA2" ;;
 	esac
 }
 # scenario_strace_opts SCENARIO: injections every run of the scenario gets.
@@ -1097,6 +1108,15 @@ for scen in upgrade fresh; do
 			kill_case "$scen" "$strat" "~12"
 		fi
 	done
+done
+# an unpack onto diverted paths
+for strat in auto dpkg; do
+	[[ " ${STRATEGIES[*]} " == *" $strat "* ]] || continue
+	if [ "$FULL" != 0 ]; then
+		kill_case diverted "$strat" all
+	else
+		kill_case diverted "$strat" "~12"
+	fi
 done
 if [[ " ${STRATEGIES[*]} " == *" dpkg "* ]]; then
 	if [ "$FULL" != 0 ]; then
