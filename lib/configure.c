@@ -93,7 +93,8 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 
 	for (i = 0; i < p->nconffiles; i++) {
 		const char *name = p->conffiles[i].path;
-		const char *path = name + 1;
+		/* where it was unpacked: diverted, or not */
+		const char *path = unpkg_divert_use(r->divs, name, p->name) + 1;
 		const char *slash = strrchr(path, '/');
 		const char *base = slash != NULL ? slash + 1 : path;
 		char *parent = strndup(path, slash != NULL ? (size_t)(slash - path) : 0);

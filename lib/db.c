@@ -1891,6 +1891,25 @@ void unpkg_db_list_free(char **paths, size_t count)
 	free(paths);
 }
 
+/* ---- other files of the admindir ------------------------------------------ */
+
+int unpkg_db_read_file(const struct unpkg_db *db, const char *name,
+		       char **buf, size_t *len, char **shown,
+		       struct unpkg_err *err)
+{
+	int r;
+
+	*shown = path_join(db->admindir, name);
+	if (*shown == NULL)
+		return unpkg_err_nomem(err);
+	r = slurp(db->dirfd, name, *shown, 1, buf, len, err);
+	if (r < 0) {
+		free(*shown);
+		*shown = NULL;
+	}
+	return r;
+}
+
 /* ---- statoverride ------------------------------------------------------- */
 
 /* "#ID" or a name of the system's user (or group) database. */

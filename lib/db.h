@@ -212,6 +212,14 @@ int unpkg_db_read_list_backup(const struct unpkg_db *db, const char *key,
 			      struct unpkg_err *err);
 void unpkg_db_list_free(char **paths, size_t count);
 
+/* Read file `name` of the admindir ("diversions") into a malloc'd,
+ * NUL-terminated `buf` of `len` bytes; `shown` (malloc'd) names it in
+ * messages, "ADMINDIR/name".  Returns 1, 0 (and buf NULL) when the file
+ * does not exist, -1 on error (nothing to free then). */
+int unpkg_db_read_file(const struct unpkg_db *db, const char *name,
+		       char **buf, size_t *len, char **shown,
+		       struct unpkg_err *err);
+
 /* One line of ADMINDIR/statoverride (dpkg-statoverride): the owner,
  * group and mode dpkg gives `path` whenever it installs it. */
 struct unpkg_statoverride {

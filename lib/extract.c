@@ -391,6 +391,22 @@ static int staged_name(struct extract *x, const char *path, int *dir,
 	return 0;
 }
 
+/* Where entry `path` (archive form) of the package is on the file
+ * system (archive form): the divert-to path of a diversion that applies
+ * to the package, else `path`. */
+static const char *use_path(const struct extract *x, const char *path)
+{
+	const char *use;
+	char key[PATH_MAX + 2];
+
+	if (x->o->diversions == NULL ||
+	    unpkg_divert_count(x->o->diversions) == 0 ||
+	    (size_t)snprintf(key, sizeof(key), "/%s", path) >= sizeof(key))
+		return path;
+	use = unpkg_divert_use(x->o->diversions, key, x->o->pkgname);
+	return use == key ? path : use + 1;
+}
+
 static int make_hardlink(struct extract *x, const struct unpkg_deb_entry *e,
 			 int dfd, const char *tmp, struct unpkg_err *err)
 {
@@ -416,7 +432,7 @@ static int make_hardlink(struct extract *x, const struct unpkg_deb_entry *e,
 		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
 				     "/%s: hard link target /%s is a symlink",
 				     e->path, e->link);
-	if (staged_name(x, e->link, &tdir, &ttmp, err) < 0)
+	if (staged_name(x, use_path(x, e->link), &tdir, &ttmp, err) < 0)
 		goto out;
 	tfd = unpkg_commit_dirfd(x->o->commit, tdir, err);
 	if (tfd < 0)
@@ -517,12 +533,21 @@ static int check_owner(struct extract *x, const char *path,
 
 	if (o->run_files != NULL)
 		owner = unpkg_strmap_get(o->run_files, path);
+	/* diverted by one of the two: no conflict, as in dpkg */
+	if (owner != NULL &&
+	    unpkg_divert_by_either(o->diversions, path, o->pkgname, owner,
+				   strcspn(owner, " ")))
+		return 0;
 	if (owner != NULL) {
 		snprintf(who, sizeof(who), "%s", owner);
 	} else if (o->db != NULL) {
 		if (unpkg_db_load_files(o->db, err) < 0)
 			return -1;
 		owner = unpkg_db_file_owner(o->db, path, o->pkgkey);
+		if (owner != NULL &&
+		    unpkg_divert_by_either(o->diversions, path, o->pkgname,
+					   owner, strcspn(owner, ":")))
+			return 0;
 		if (owner != NULL && o->take_over != NULL) {
 			int r = o->take_over(o->take_over_ctx, owner, path,
 					     err);
@@ -700,12 +725,13 @@ static int clean_leftovers(int dfd, const char *base, const char *tmp,
 	return 0;
 }
 
-/* Entry `e`, which the path filters leave out, goes into the list as
- * filtered, and is not unpacked. */
-static int leave_out(struct extract *x, const struct unpkg_deb_entry *e,
-		     struct unpkg_err *err)
+/* The entry of `path` (the archive's name) and `type`, which the path
+ * filters leave out, goes into the list as filtered, and is not
+ * unpacked. */
+static int leave_out(struct extract *x, const char *path,
+		     enum unpkg_entry_type type, struct unpkg_err *err)
 {
-	if (add_file(x, e->path, e->type, NULL, err) < 0)
+	if (add_file(x, path, type, NULL, err) < 0)
 		return -1;
 	x->list->files[x->list->count - 1].filtered = 1;
 	return 0;
@@ -729,11 +755,51 @@ static int parent_there(struct extract *x, const char *path)
 	return there;
 }
 
+/* A diverted entry: `e` as it is written, at the divert-to path of a
+ * diversion that applies to the package (in *moved, e pointed to it).
+ * An entry onto another path's divert-to path is refused as dpkg refuses
+ * it. */
+static int divert_entry(struct extract *x, const struct unpkg_deb_entry **e,
+			struct unpkg_deb_entry *moved, struct unpkg_err *err)
+{
+	const struct unpkg_extract_opts *o = x->o;
+	const struct unpkg_diversion *dv;
+	char key[PATH_MAX + 2], why[PATH_MAX * 2 + 256];
+
+	if (o->diversions == NULL || unpkg_divert_count(o->diversions) == 0)
+		return 0;
+	snprintf(key, sizeof(key), "/%s", (*e)->path);
+	dv = unpkg_divert_onto(o->diversions, key);
+	if (dv != NULL) {
+		if (dv->pkg != NULL)
+			snprintf(why, sizeof(why), "trying to overwrite '%s', "
+				 "which is the diverted version of '%s' "
+				 "(package: %s)", key, dv->from, dv->pkg);
+		else
+			snprintf(why, sizeof(why), "trying to overwrite '%s', "
+				 "which is the diverted version of '%s'",
+				 key, dv->from);
+		if (!o->overwrite_diverted)
+			return unpkg_err_set(err, UNPKG_ERR_CONFLICT, "%s",
+					     why);
+		unpkg_event_emit(o->events, UNPKG_EV_WARNING, o->pkgkey,
+				 "overriding problem because --force "
+				 "enabled:");
+		unpkg_event_emit(o->events, UNPKG_EV_WARNING, o->pkgkey, "%s",
+				 why);
+	}
+	*moved = **e;
+	moved->path = use_path(x, (*e)->path);
+	*e = moved;
+	return 0;
+}
+
 static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 			 struct unpkg_err *err)
 {
 	const struct unpkg_extract_opts *o = x->o;
-	struct unpkg_deb_entry overridden;
+	struct unpkg_deb_entry overridden, moved;
+	const char *path = e->path;	/* listed: the archive's name */
 	char tmp[NAME_MAX + 1];
 	char md5[33] = "";
 	struct unpkg_file *f;
@@ -760,7 +826,7 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 						  : 0;
 		if (kept != 0)
 			return kept < 0 ? -1 : 0;
-		return leave_out(x, e, err);
+		return leave_out(x, path, e->type, err);
 	}
 	if (owner_of(x, e, &uid, &gid, err) < 0)
 		return -1;
@@ -782,6 +848,8 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 			gid = so->gid;
 		}
 	}
+	if (divert_entry(x, &e, &moved, err) < 0)
+		return -1;
 	dir = parent_of(x, e->path, &base, err);
 	if (dir < 0) {
 		unpkg_err_prefix(err, "cannot unpack /%.*s%s", MSG_PATH_MAX,
@@ -810,8 +878,8 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 					       &exists, &st, err) < 0)
 			return -1;
 		if (skip)
-			return leave_out(x, e, err);
-		if (add_file(x, e->path, e->type, NULL, err) < 0)
+			return leave_out(x, path, e->type, err);
+		if (add_file(x, path, e->type, NULL, err) < 0)
 			return -1;
 		return extract_dir(x, e, dir, dfd, base, tmp, exists, &st, uid,
 				   gid, err);
@@ -822,9 +890,9 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 		if (same < 0)
 			return -1;
 		if (same && skip)
-			return leave_out(x, e, err);
+			return leave_out(x, path, e->type, err);
 		if (same)	/* kept as it is, like dpkg */
-			return add_file(x, e->path, e->type, NULL, err);
+			return add_file(x, path, e->type, NULL, err);
 	}
 
 	kept = check_owner(x, listed, err);
@@ -834,8 +902,8 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 		return -1;
 	/* as in dpkg: after the checks of conflicts, before any change */
 	if (skip)
-		return leave_out(x, e, err);
-	if (add_file(x, e->path, e->type, NULL, err) < 0)
+		return leave_out(x, path, e->type, err);
+	if (add_file(x, path, e->type, NULL, err) < 0)
 		return -1;
 	f = &x->list->files[x->list->count - 1];
 	conffile = o->conffiles != NULL &&

@@ -25,6 +25,7 @@
 #include "commit.h"
 #include "db.h"
 #include "deb.h"
+#include "divert.h"
 #include "err.h"
 #include "event.h"
 #include "fsroot.h"
@@ -91,6 +92,15 @@ struct unpkg_extract_opts {
 	 * files included), then listed with `filtered` set and not
 	 * unpacked.  May be NULL. */
 	const struct unpkg_pathfilter *filter;
+	/* dpkg-divert's diversions (may be NULL) and the package's name: a
+	 * path diverted by another package or by the administrator is
+	 * written at its divert-to path and listed under its own name; a
+	 * path both the package and an owner ship is no conflict when one
+	 * of them diverts it; a divert-to path is refused (with a warning
+	 * instead when `overwrite_diverted`, --force-overwrite-diverted). */
+	const struct unpkg_diversions *diversions;
+	const char *pkgname;
+	int overwrite_diverted;
 	/* Conffiles of the package ("/etc/foo.conf"): staged but not renamed
 	 * (they stay NAME.dpkg-new until configured). */
 	const struct unpkg_strmap *conffiles;

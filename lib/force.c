@@ -35,7 +35,7 @@ static const struct unpkg_force_info table[] = {
 	  "accept removing a stat override that is not there" },
 	{ "overwrite", UNPKG_FORCE_OVERWRITE, 0, 0, H,
 	  "replace a file another package owns" },
-	{ "overwrite-diverted", UNPKG_FORCE_OVERWRITE_DIVERTED, 0, 0, S,
+	{ "overwrite-diverted", UNPKG_FORCE_OVERWRITE_DIVERTED, 0, 0, H,
 	  "replace a diverted file by the undiverted one" },
 	{ "overwrite-dir", UNPKG_FORCE_OVERWRITE_DIR, 0, 1, S,
 	  "replace another package's directory by a file" },

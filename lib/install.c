@@ -306,7 +306,9 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 		}
 		prefetch_after(&r, i);
 		ok = maint_preinst(&r, p, err);
-		if (ok < 0)
+		/* dpkg-divert in the scripts so far changes where the
+		 * package's files go */
+		if (ok < 0 || unpkg_divert_load(r.divs, r.db, err) < 0)
 			goto out;
 		if (ok == 0)
 			continue;

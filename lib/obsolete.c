@@ -175,7 +175,9 @@ static int new_identities(struct run *r, const struct pkg *p,
 
 		if (p->files.files[i].type == UNPKG_ENTRY_DIR ||
 		    p->files.files[i].filtered ||
-		    obsolete_lstat(r, p->files.files[i].path, &st) < 0)
+		    obsolete_lstat(r, unpkg_divert_use(r->divs,
+						       p->files.files[i].path,
+						       p->name), &st) < 0)
 			continue;
 		v[*n].dev = st.st_dev;
 		v[(*n)++].ino = st.st_ino;
@@ -213,11 +215,12 @@ int obsolete_find(struct pkg *p, struct unpkg_err *err)
 	return 0;
 }
 
-/* Whether obsolete `path` may go: not when another package lists it, nor
- * a file the new version installed under another name (merged /usr). */
+/* Whether obsolete `path` (found at `fs`, diverted or not) may go: not
+ * when another package lists it, nor a file the new version installed
+ * under another name (merged /usr). */
 static int may_remove(struct run *r, struct pkg *p, const char *path,
-		      struct stat *st, struct devino **ids, size_t *nids,
-		      struct unpkg_err *err)
+		      const char *fs, struct stat *st, struct devino **ids,
+		      size_t *nids, struct unpkg_err *err)
 {
 	const char *owner = unpkg_strmap_get(&r->run_files, path);
 	struct devino key;
@@ -228,7 +231,7 @@ static int may_remove(struct run *r, struct pkg *p, const char *path,
 	if (unpkg_db_load_files(r->db, err) < 0)
 		return -1;
 	if (unpkg_db_file_owner(r->db, path, p->key) != NULL ||
-	    obsolete_lstat(r, path, st) < 0)
+	    obsolete_lstat(r, fs, st) < 0)
 		return 0;
 	if (S_ISDIR(st->st_mode))
 		return 1;
@@ -256,18 +259,20 @@ int obsolete_remove(struct run *r, struct pkg *p, struct unpkg_err *err)
 	unpkg_strmap_init(&gone);
 	unpkg_strmap_init(&moved);
 	for (i = 0; i < p->nobsolete; i++) {
+		/* a diverted file is removed where it is, as dpkg does */
+		const char *fs = unpkg_divert_use(r->divs, p->obsolete[i],
+						  p->name);
 		struct stat st;
-		int ok = may_remove(r, p, p->obsolete[i], &st, &ids, &nids,
+		int ok = may_remove(r, p, p->obsolete[i], fs, &st, &ids, &nids,
 				    err);
 
-		if (ok < 0 || (ok > 0 &&
-			       unpkg_strmap_put(&gone, p->obsolete[i],
-						(void *)p->obsolete[i], NULL,
-						err) < 0))
+		if (ok < 0 || (ok > 0 && unpkg_strmap_put(&gone, fs, (void *)fs,
+							  NULL, err) < 0))
 			goto out;
 	}
 	for (i = 0; i < p->nobsolete; i++) {
-		const char *path = p->obsolete[i];
+		const char *path = unpkg_divert_use(r->divs, p->obsolete[i],
+						    p->name);
 		const char *slash = strrchr(path, '/');
 		struct stat st;
 		int dir, dfd, is_dir;

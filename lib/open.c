@@ -170,8 +170,10 @@ static int recover_old_files(struct run *r, struct pkg *p, const char *key,
 			continue;
 		/* parents first, as the list names them */
 		unpkg_err_init(&ignored);
-		dfd = unpkg_root_open_parent(r->root, prev[i] + 1, &base,
-					     &ignored);
+		dfd = unpkg_root_open_parent(r->root,
+					     unpkg_divert_use(r->divs, prev[i],
+							      key) + 1,
+					     &base, &ignored);
 		if (dfd >= 0 && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
 		    errno == ENOENT && asprintf(&backup, "%s.dpkg-tmp", base) >= 0) {
 			if (renameat(dfd, backup, dfd, base) < 0 &&

@@ -133,14 +133,19 @@ static int record_triggers(struct run *r, struct unpkg_err *err)
 					 activate_declared, &c, err) < 0)
 			return -1;
 		c.noawait = 0;
+		/* a diverted path activates by the name it is at, as in
+		 * dpkg */
 		for (j = 0; j < p->files.count; j++)
-			if (unpkg_triggers_interested(r->trig,
-						      p->files.files[j].path,
-						      activate, &c, err) < 0)
+			if (unpkg_triggers_interested(
+				    r->trig, unpkg_divert_use(
+					    r->divs, p->files.files[j].path,
+					    p->name), activate, &c, err) < 0)
 				return -1;
 		for (j = 0; j < p->nobsolete; j++)
-			if (unpkg_triggers_interested(r->trig, p->obsolete[j],
-						      activate, &c, err) < 0)
+			if (unpkg_triggers_interested(
+				    r->trig, unpkg_divert_use(
+					    r->divs, p->obsolete[j], p->name),
+				    activate, &c, err) < 0)
 				return -1;
 	}
 	/* the database: synced even with --force-unsafe-io */

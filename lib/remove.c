@@ -80,6 +80,8 @@ static int removal_fates(struct run *r, const struct deconf *d,
 		goto out;
 	for (i = n; i-- > 0;) {
 		const char *path = paths[i], *base;
+		/* a diverted file is where the diversion put it */
+		const char *fs = unpkg_divert_use(r->divs, path, d->name);
 		struct stat st;
 		int dfd, all;
 
@@ -90,7 +92,7 @@ static int removal_fates(struct run *r, const struct deconf *d,
 			fate[i] = 1;
 			continue;
 		}
-		if (obsolete_lstat(r, path, &st) < 0)
+		if (obsolete_lstat(r, fs, &st) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
 			if (keeps_below(paths, fate, n, path)) {
@@ -104,11 +106,11 @@ static int removal_fates(struct run *r, const struct deconf *d,
 				fate[i] = 1;
 				continue;
 			}
-			dfd = unpkg_root_open_parent(r->root, path + 1, &base,
+			dfd = unpkg_root_open_parent(r->root, fs + 1, &base,
 						     err);
 			if (dfd < 0)
 				goto out;
-			all = obsolete_all_gone(dfd, base, path, &gone, err);
+			all = obsolete_all_gone(dfd, base, fs, &gone, err);
 			close(dfd);
 			if (all < 0)
 				goto out;
@@ -118,7 +120,7 @@ static int removal_fates(struct run *r, const struct deconf *d,
 			}
 		}
 		fate[i] = 2;
-		if (unpkg_strmap_put(&gone, path, paths[i], NULL, err) < 0)
+		if (unpkg_strmap_put(&gone, fs, paths[i], NULL, err) < 0)
 			goto out;
 	}
 	ret = 0;
@@ -143,11 +145,12 @@ static int copy_late(struct pkg *p, const char **path, struct unpkg_err *err)
 	return 0;
 }
 
-/* Move the paths of fate 2 aside (a directory whole) with the
- * transaction, as obsolete_remove() does. */
+/* Move the paths of fate 2 of package `name` (key `key`) aside (a
+ * directory whole) with the transaction, as obsolete_remove() does; a
+ * diverted one where the diversion put it. */
 static int removal_files(struct run *r, struct pkg *p, const char *key,
-			 char **paths, const char *fate, size_t n,
-			 struct unpkg_err *err)
+			 const char *name, char **paths, const char *fate,
+			 size_t n, struct unpkg_err *err)
 {
 	struct unpkg_strmap moved;
 	size_t i;
@@ -155,7 +158,7 @@ static int removal_files(struct run *r, struct pkg *p, const char *key,
 
 	unpkg_strmap_init(&moved);
 	for (i = 0; i < n; i++) {
-		const char *path = paths[i];
+		const char *path = unpkg_divert_use(r->divs, paths[i], name);
 		struct stat st;
 		int dir, is_dir;
 
@@ -216,8 +219,10 @@ static int removal_recover(struct run *r, const char *key, char ***paths,
 		int dfd;
 
 		unpkg_err_init(&ignored);
-		dfd = unpkg_root_open_parent(r->root, grown[i] + 1, &base,
-					     &ignored);
+		dfd = unpkg_root_open_parent(r->root,
+					     unpkg_divert_use(r->divs, grown[i],
+							      key) + 1,
+					     &base, &ignored);
 		if (dfd < 0)
 			continue;
 		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
@@ -330,7 +335,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		 : (fstatat(dfd, listname, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    unpkg_commit_remove(r->commit, dir, listname, 0, err) < 0))
 		goto out;
-	if (removal_files(r, p, d->key, paths, fate, n, err) < 0)
+	if (removal_files(r, p, d->key, d->name, paths, fate, n, err) < 0)
 		goto out;
 	d->marked = 0;		/* nothing to unwind from here on */
 	d->removed = 1;
@@ -477,8 +482,10 @@ void inst_sweep_removed(struct run *r)
 			    unpkg_db_file_owner(r->db, prev[j], keys[i]) != NULL)
 				continue;
 			unpkg_err_init(&err);
-			dfd = unpkg_root_open_parent(r->root, prev[j] + 1,
-						     &base, &err);
+			dfd = unpkg_root_open_parent(
+				r->root, unpkg_divert_use(r->divs, prev[j],
+							  keys[i]) + 1,
+				&base, &err);
 			if (dfd < 0)
 				continue;
 			snprintf(backup, sizeof(backup), "%s.dpkg-tmp", base);

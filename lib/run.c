@@ -395,6 +395,8 @@ int run_open(struct run *r, const struct unpkg_install_opts *o,
 	    unpkg_triggers_open(unpkg_db_dirfd(r->db), o->admindir, &r->trig,
 				err) < 0 ||
 	    load_overrides(r, err) < 0 ||
+	    unpkg_divert_new(&r->divs, err) < 0 ||
+	    unpkg_divert_load(r->divs, r->db, err) < 0 ||
 	    (o->sync_auto &&
 	     unpkg_sync_choose_auto(unpkg_root_fd(r->root),
 				    unpkg_db_dirfd(r->db), o->dirty_max_kib,
@@ -433,6 +435,7 @@ void run_close(struct run *r)
 	unpkg_triggers_free(r->trig);
 	unpkg_strmap_destroy(&r->override_map);
 	unpkg_db_statoverrides_free(r->overrides, r->noverrides);
+	unpkg_divert_free(r->divs);
 	unpkg_root_free(r->admroot);
 	unpkg_root_free(r->root);
 	unpkg_db_free(r->db);

@@ -19,6 +19,7 @@
 #include "control.h"
 #include "db.h"
 #include "deb.h"
+#include "divert.h"
 #include "extract.h"
 #include "force.h"
 #include "fsroot.h"
@@ -146,6 +147,8 @@ struct run {
 	struct unpkg_triggers *trig;	/* triggers/ of the database */
 	struct unpkg_statoverride *overrides;	/* dpkg-statoverride's */
 	size_t noverrides;
+	/* dpkg-divert's, read again after each preinst */
+	struct unpkg_diversions *divs;
 	char force_list[512];	/* DPKG_FORCE for the scripts */
 
 	/* the packages of the run, in the order given */

@@ -191,6 +191,18 @@ int takeover_file(void *ctx, const char *owner, const char *path,
 	return 1;
 }
 
+/* 1 if `p` unpacked `path` (not a directory) and `p` or `owner` (a key)
+ * diverts it. */
+static int diverted_shared(const struct run *r, const struct pkg *p,
+			   const char *owner, const char *path)
+{
+	uintptr_t i = (uintptr_t)unpkg_strmap_get(&p->files.index, path);
+
+	return i != 0 && p->files.files[i - 1].type != UNPKG_ENTRY_DIR &&
+	       unpkg_divert_by_either(r->divs, path, p->name, owner,
+				      strcspn(owner, ":"));
+}
+
 /* Installed package `owner` has nothing left but directories: as in dpkg
  * it disappears (postrm disappear; its info/ files moved aside with the
  * transaction; its entry dropped, to be put back if `p` fails). */
@@ -273,6 +285,13 @@ int takeover_stage_taken(struct run *r, struct pkg *p, struct unpkg_err *err)
 			for (j = i; j < p->ntaken && !gone; j += 2)
 				gone = strcmp(p->taken[j], owner) == 0 &&
 				       strcmp(p->taken[j + 1], paths[k]) == 0;
+			/* a file of p's that one of them diverts: dpkg
+			 * drops it from the list it rewrites, but it is
+			 * not the same file and keeps the owner */
+			if (!gone && diverted_shared(r, p, owner, paths[k])) {
+				keeps = 1;
+				continue;
+			}
 			if (gone)
 				continue;
 			ret = unpkg_buf_printf(&list, err, "%s\n", paths[k]);

@@ -35,6 +35,10 @@ int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 		.statoverrides = &r->override_map,
 		.filter = r->o->path_filter,
 		.not_root = (r->o->force & UNPKG_FORCE_NOT_ROOT) != 0,
+		.diversions = r->divs,
+		.pkgname = p->name,
+		.overwrite_diverted =
+			(r->o->force & UNPKG_FORCE_OVERWRITE_DIVERTED) != 0,
 	};
 	double t = unpkg_now();
 	size_t i;

@@ -12,6 +12,10 @@
 # Scenarios (the run; the re-run after a fault is the same command):
 #   fresh      unpkg -i alpha_1.0 beta_1.0 on a root holding keeper
 #   upgrade    unpkg -i alpha_2.0 beta_2.0 on a root holding keeper and 1.0
+#   diverted   the upgrade, with alpha's /usr/share/alpha/a (hard-linked)
+#              and /usr/share/alpha/gone (which 2.0 drops) diverted locally
+#              (dpkg-divert --rename): 2.0's file and its hard link go to
+#              the divert-to path, gone's diverted file is removed
 #   configure  unpkg --configure -a, alpha and beta 2.0 unpacked over 1.0
 #              (their conffiles waiting as NAME.dpkg-new)
 #   triggers   unpkg --triggers-only -a, gamma triggers-pending after
@@ -83,8 +87,8 @@
 #                             is a kill point (about 45 minutes)
 #   UNPKG_FAULTS_ONLY=S/T[:N[,N...]]
 #                             kill only in scenario S (fresh, upgrade,
-#                             fallback, configure, triggers, remove,
-#                             purge) with strategy T (auto, dpkg, ...),
+#                             diverted, fallback, configure, triggers,
+#                             remove, purge) with strategy T (auto, dpkg, ...),
 #                             at every call that
 #                             changes the file system or at the calls
 #                             numbered N (to reproduce one finding)
@@ -300,6 +304,12 @@ dpkg --root="$TPL_TRIG" -i "$GAMMA" >/dev/null
 dpkg --root="$TPL_TRIG" --no-triggers -i "$ALPHA1" "$BETA1" >/dev/null
 [ "$(dpkg-query --root="$TPL_TRIG" -W -f='${db:Status-Status}' gamma)" = triggers-pending ] ||
 	hard_error "the triggers template: gamma is not triggers-pending"
+TPL_DIV=$W/tpl-div
+cp -a "$TPL_OLD" "$TPL_DIV"
+for f in a gone; do
+	dpkg-divert --root="$TPL_DIV" --local --rename --quiet \
+		--divert "/usr/share/alpha/$f.distrib" --add "/usr/share/alpha/$f"
+done
 
 # reset_root TEMPLATE: ROOT becomes a fresh copy of TEMPLATE.
 reset_root() {
@@ -315,6 +325,7 @@ scenario_template() {
 	case $1 in
 	fresh) echo "$TPL_FRESH" ;;
 	upgrade | fallback | remove | purge) echo "$TPL_OLD" ;;
+	diverted) echo "$TPL_DIV" ;;
 	configure) echo "$TPL_UNPACKED" ;;
 	triggers) echo "$TPL_TRIG" ;;
 	esac
@@ -322,7 +333,7 @@ scenario_template() {
 scenario_args() {
 	case $1 in
 	fresh) echo "-i $ALPHA1 $BETA1" ;;
-	upgrade | fallback) echo "-i $ALPHA2 $BETA2" ;;
+	upgrade | fallback | diverted) echo "-i $ALPHA2 $BETA2" ;;
 	configure) echo "--configure -a" ;;
 	triggers) echo "--triggers-only -a" ;;
 	remove) echo "--remove alpha beta" ;;
@@ -347,7 +358,7 @@ scenario_pkgs() {
 }
 scenario_action() {
 	case $1 in
-	fresh | upgrade | fallback) echo unpack ;;
+	fresh | upgrade | fallback | diverted) echo unpack ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -1252,6 +1263,18 @@ for scen in upgrade fresh; do
 			kill_case "$scen" "$strat" "~12"
 		fi
 	done
+done
+# an unpack onto diverted paths: every second call that changes the file
+# system with the default strategy, about 12 with dpkg's
+for strat in auto dpkg; do
+	[[ " ${STRATEGIES[*]} " == *" $strat "* ]] || continue
+	if [ "$FULL" != 0 ]; then
+		kill_case diverted "$strat" all
+	elif [ "$strat" = auto ]; then
+		kill_case diverted "$strat" /2
+	else
+		kill_case diverted "$strat" "~12"
+	fi
 done
 if [[ " ${STRATEGIES[*]} " == *" dpkg "* ]]; then
 	if [ "$FULL" != 0 ]; then

@@ -100,18 +100,21 @@ inv_read_errors() {
 }
 
 # pkg_paths ROOT PKG...: "PKG TAB PATH TAB conf|-" for each PKG that ROOT
-# has (the paths dpkg -L lists, without the leading slash, and the
-# conffiles tagged "conf").
+# has (the paths dpkg -L lists, without the leading slash, a diverted one
+# at its divert-to path, and the conffiles tagged "conf").
 pkg_paths() {
-	local root=$1 pkg p
+	local root=$1 pkg
 	shift
 	for pkg in "$@"; do
 		case $(dpkg-query --root="$root" -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true) in
 		"" | not-installed) continue ;;
 		esac
-		while IFS= read -r p; do
-			[ "$p" = /. ] || printf '%s\t%s\t-\n' "$pkg" "${p#/}"
-		done < <(dpkg-query --root="$root" -L "$pkg")
+		dpkg-query --root="$root" -L "$pkg" | awk -v pkg="$pkg" '
+			function flush() { if (p != "" && p != "/.") print pkg "\t" substr(p, 2) "\t-" }
+			/^(locally diverted|diverted by [^ ]+) to: \// { sub(/^[^\/]*/, ""); p = $0; next }
+			/^package diverts others to: \// { next }
+			{ flush(); p = $0 }
+			END { flush() }'
 		dpkg-query --root="$root" -W -f='${Conffiles}\n' "$pkg" |
 			awk -v pkg="$pkg" 'NF >= 2 { sub(/^\//, "", $1); print pkg "\t" $1 "\tconf" }'
 	done
