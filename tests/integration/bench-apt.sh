@@ -82,7 +82,11 @@ csv=$TESTDIR/a1.csv
 for f in a1.csv a1-runs.csv a1.json; do
 	[ -s "$TESTDIR/$f" ] || fail "$f was not written"
 done
-python3 -m json.tool "$TESTDIR/a1.json" >/dev/null || check_fail "a1.json is not valid JSON"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -m json.tool "$TESTDIR/a1.json" >/dev/null || check_fail "a1.json is not valid JSON"
+else
+	skip_part "a1.json is valid JSON" "no python3 to read it"
+fi
 IFS=, read -r -a cs <<<"$CONTENDERS"
 for c in "${cs[@]}"; do
 	for ph in install purge; do
