@@ -220,22 +220,5 @@ int unpkg_db_read_file(const struct unpkg_db *db, const char *name,
 		       char **buf, size_t *len, char **shown,
 		       struct unpkg_err *err);
 
-/* One line of ADMINDIR/statoverride (dpkg-statoverride): the owner,
- * group and mode dpkg gives `path` whenever it installs it. */
-struct unpkg_statoverride {
-	char *path;		/* "/usr/bin/crontab" */
-	uid_t uid;
-	gid_t gid;
-	mode_t mode;		/* permission bits */
-};
-
-/* Read ADMINDIR/statoverride: "USER GROUP MODE PATH" lines, USER and GROUP
- * names (looked up in the system's user database, as dpkg does) or
- * "#ID", MODE octal.  A missing file is none; a malformed line or an
- * unknown name is UNPKG_ERR_FORMAT, as dpkg refuses them. */
-int unpkg_db_read_statoverrides(const struct unpkg_db *db,
-				struct unpkg_statoverride **v, size_t *n,
-				struct unpkg_err *err);
-void unpkg_db_statoverrides_free(struct unpkg_statoverride *v, size_t n);
 
 #endif

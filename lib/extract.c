@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "extract.h"
+#include "statoverride.h"
 
 #define TMP_SUFFIX ".dpkg-new"
 

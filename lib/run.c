@@ -365,7 +365,7 @@ static int load_overrides(struct run *r, struct unpkg_err *err)
 {
 	size_t i;
 
-	if (unpkg_db_read_statoverrides(r->db, &r->overrides, &r->noverrides,
+	if (unpkg_statoverride_read(r->db, &r->overrides, &r->noverrides,
 					err) < 0)
 		return -1;
 	for (i = 0; i < r->noverrides; i++)
@@ -434,7 +434,7 @@ void run_close(struct run *r)
 	unpkg_commit_free(r->commit);
 	unpkg_triggers_free(r->trig);
 	unpkg_strmap_destroy(&r->override_map);
-	unpkg_db_statoverrides_free(r->overrides, r->noverrides);
+	unpkg_statoverride_free(r->overrides, r->noverrides);
 	unpkg_divert_free(r->divs);
 	unpkg_root_free(r->admroot);
 	unpkg_root_free(r->root);

@@ -18,6 +18,7 @@
 #include "commit.h"
 #include "control.h"
 #include "db.h"
+#include "statoverride.h"
 #include "deb.h"
 #include "divert.h"
 #include "extract.h"

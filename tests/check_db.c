@@ -644,44 +644,6 @@ START_TEST(t_not_installed_dropped)
 }
 END_TEST
 
-/* dpkg-statoverride's file: names and #ids, octal modes; errors. */
-START_TEST(t_statoverrides)
-{
-	struct unpkg_statoverride *v;
-	struct fixture fx;
-	struct unpkg_db *db;
-	struct unpkg_err err;
-	size_t n;
-
-	fx_init(&fx);
-	db = open_ok(fx.admin, UNPKG_DB_READONLY);
-	unpkg_err_init(&err);
-	ck_assert_int_eq(unpkg_db_read_statoverrides(db, &v, &n, &err), 0);
-	ck_assert_uint_eq(n, 0);
-	unpkg_db_free(db);
-	fx_write(&fx, "statoverride", "root root 4755 /usr/bin/a\n"
-		 "#7 #8 0640 /etc/b\n");
-	db = open_ok(fx.admin, UNPKG_DB_READONLY);
-	ck_assert_msg(unpkg_db_read_statoverrides(db, &v, &n, &err) == 0, "%s",
-		      err.msg);
-	ck_assert_uint_eq(n, 2);
-	ck_assert_str_eq(v[0].path, "/usr/bin/a");
-	ck_assert_uint_eq(v[0].uid, 0);
-	ck_assert_uint_eq(v[0].mode, 04755);
-	ck_assert_uint_eq(v[1].uid, 7);
-	ck_assert_uint_eq(v[1].gid, 8);
-	ck_assert_uint_eq(v[1].mode, 0640);
-	unpkg_db_statoverrides_free(v, n);
-	unpkg_db_free(db);
-	fx_write(&fx, "statoverride", "root root 9999 /x\n");
-	db = open_ok(fx.admin, UNPKG_DB_READONLY);
-	ck_assert_int_eq(unpkg_db_read_statoverrides(db, &v, &n, &err), -1);
-	ck_assert_int_eq(err.code, UNPKG_ERR_FORMAT);
-	unpkg_db_free(db);
-	fx_destroy(&fx);
-}
-END_TEST
-
 /* The order dpkg 1.21.22 wrote for these packages, installed in another
  * order, with i386 and arm64 added as foreign architectures. */
 START_TEST(t_multiarch_order)
@@ -1587,7 +1549,6 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, t_updates_order);
 	tcase_add_test(tc, t_updates_bad_names);
 	tcase_add_test(tc, t_not_installed_dropped);
-	tcase_add_test(tc, t_statoverrides);
 	tcase_add_test(tc, t_multiarch_order);
 	tcase_add_test(tc, t_native_order);
 	tcase_add_test(tc, t_crossgrade);
