@@ -230,6 +230,85 @@ next:
 	return 1;
 }
 
+/* A configuration killed between renaming a conffile's NAME.dpkg-new into
+ * place and recording its hash leaves NAME (the package's version), the
+ * commit's backup NAME.dpkg-tmp (the file before) and no NAME.dpkg-new;
+ * kept so, the old hash would stay recorded for the new file (dpkg's own
+ * window).  Unless NAME has the hash `recorded` (the record was made, only
+ * the backup was left), both are put back: the package's version waits
+ * again as NAME.dpkg-new beside the file before, and this run decides as
+ * the interrupted one did.  Each step leaves a state this function takes
+ * up again.  1 when something was put back, 0 when nothing was left. */
+static int resume_conffile(int dfd, const char *base, const char *recorded,
+			   struct unpkg_err *err)
+{
+	char *bak = NULL, *tmp = NULL, have[33];
+	struct stat sb, sn;
+	int named, ret = -1;
+
+	if (asprintf(&bak, "%s.dpkg-tmp", base) < 0 ||
+	    asprintf(&tmp, "%s.dpkg-new", base) < 0) {
+		bak = tmp = NULL;
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	if (fstatat(dfd, bak, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			ret = 0;
+		else
+			unpkg_err_sys(err, "cannot stat %s", bak);
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		ret = 0;
+		goto out;
+	}
+	named = fstatat(dfd, base, &sn, AT_SYMLINK_NOFOLLOW) == 0;
+	if (!named && errno != ENOENT) {
+		unpkg_err_sys(err, "cannot stat %s", base);
+		goto out;
+	}
+	if (named && sn.st_dev == sb.st_dev && sn.st_ino == sb.st_ino) {
+		/* the backup linked, nothing renamed yet */
+		if (unlinkat(dfd, bak, 0) < 0) {
+			unpkg_err_sys(err, "cannot remove %s", bak);
+			goto out;
+		}
+		ret = 1;
+		goto out;
+	}
+	if (named && faccessat(dfd, tmp, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		ret = 0;	/* not a state a configuration leaves */
+		goto out;
+	}
+	if (named) {
+		if (file_md5(dfd, base, have, err) < 0)
+			goto out;
+		if (strcmp(have, recorded) == 0) {
+			if (unlinkat(dfd, bak, 0) < 0) {
+				unpkg_err_sys(err, "cannot remove %s", bak);
+				goto out;
+			}
+			ret = 1;
+			goto out;
+		}
+		if (renameat(dfd, base, dfd, tmp) < 0) {
+			unpkg_err_sys(err, "cannot put %s back as %s", base,
+				      tmp);
+			goto out;
+		}
+	}
+	if (renameat(dfd, bak, dfd, base) < 0) {
+		unpkg_err_sys(err, "cannot put %s back as %s", bak, base);
+		goto out;
+	}
+	ret = 1;
+out:
+	free(bak);
+	free(tmp);
+	return ret;
+}
+
 int configure_shipped_hashes(struct run *r, struct pkg *p,
 			     struct unpkg_err *err)
 {
@@ -259,7 +338,10 @@ int configure_shipped_hashes(struct run *r, struct pkg *p,
 		/* without NAME.dpkg-new (settled already), the hash
 		 * recorded stays */
 		run_recorded_hash(p, path, f->md5);
-		dfd = unpkg_root_open_parent(r->root, path + 1, &base, err);
+		dfd = unpkg_root_open_parent(r->root,
+					     unpkg_divert_use(r->divs, path,
+							      p->name) + 1,
+					     &base, err);
 		if (dfd < 0) {
 			if (err->errnum != ENOENT)
 				return -1;
@@ -269,11 +351,19 @@ int configure_shipped_hashes(struct run *r, struct pkg *p,
 		if (asprintf(&tmp, "%s.dpkg-new", base) < 0) {
 			tmp = NULL;
 			unpkg_err_nomem(err);
-		} else if (faccessat(dfd, tmp, F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
-			   errno == ENOENT) {
-			ret = 0;
-		} else {
+		} else if (resume_conffile(dfd, base, f->md5, err) < 0) {
+			ret = -1;
+		} else if (faccessat(dfd, tmp, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 			ret = file_md5(dfd, tmp, f->md5, err);
+		} else if (errno != ENOENT) {
+			unpkg_err_sys(err, "cannot stat %s", tmp);
+		} else if (strcmp(f->md5, "newconffile") == 0 &&
+			   faccessat(dfd, base, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+			/* a new conffile renamed into place by a run killed
+			 * before its record: its hash is the file's */
+			ret = file_md5(dfd, base, f->md5, err);
+		} else {
+			ret = 0;
 		}
 		free(tmp);
 		close(dfd);
@@ -861,10 +951,17 @@ int configure_pkgs(struct run *r, struct unpkg_err *err)
 	 * half-configured both have the next run run them again. */
 	if (staged || !any_postinst(r)) {
 		h.ctx = &pl;
-		if (!any_postinst(r))
+		/* Nothing renamed and no postinst: the end states go with
+		 * this sync.  Conffiles renamed leave backups, which may go
+		 * only once the new hashes are durable, and must go before
+		 * the end states are: a run killed while removing them finds
+		 * the packages half-configured and removes the rest
+		 * (resume_conffile()). */
+		if (!staged)
 			h.renamed = record_unscripted;
 		if (run_finish(r, &h, err) < 0 || run_db_publish(r, err) < 0)
 			goto fail;
+		run_release(r);
 	}
 	if (!pl.real) {
 		pl.real = 1;
