@@ -63,19 +63,19 @@ static int keeps_below(char **paths, const char *fate, size_t n,
 	return 0;
 }
 
-/* The fate of each path of the list of package `d` being removed, as
- * dpkg's removal decides it, children first: 0 left alone (another
- * package's directory, missing, "/."), 1 kept in its list (a conffile, a
- * directory holding one or something else), 2 removed. */
-static int removal_fates(struct run *r, const struct deconf *d,
-			 const char *conffiles, char **paths, char *fate,
-			 size_t n, struct unpkg_err *err)
+int inst_removal_fates(struct run *r, const struct deconf *d,
+		       const char *conffiles, char **paths, char *fate,
+		       size_t n, int warn, char *const *aside, size_t naside,
+		       struct unpkg_err *err)
 {
 	struct unpkg_strmap gone;
 	size_t i;
 	int ret = -1;
 
 	unpkg_strmap_init(&gone);
+	for (i = 0; i < naside; i++)
+		if (unpkg_strmap_put(&gone, aside[i], aside[i], NULL, err) < 0)
+			goto out;
 	if (unpkg_db_load_files(r->db, err) < 0)
 		goto out;
 	for (i = n; i-- > 0;) {
@@ -84,6 +84,12 @@ static int removal_fates(struct run *r, const struct deconf *d,
 		int dfd, all;
 
 		fate[i] = 0;
+		if (warn && strcmp(path, "/.") == 0) {
+			/* dpkg keeps it unless another package lists it */
+			fate[i] = unpkg_db_file_owner(r->db, path,
+						      d->key) == NULL;
+			continue;
+		}
 		if (strcmp(path, "/.") == 0 || path[0] != '/')
 			continue;
 		if (conffiles != NULL && conffile_in(conffiles, path, 0)) {
@@ -114,6 +120,14 @@ static int removal_fates(struct run *r, const struct deconf *d,
 				goto out;
 			if (all == 0) {
 				fate[i] = 1;	/* not empty */
+				if (warn)
+					unpkg_event_emit(r->o->events,
+							 UNPKG_EV_WARNING,
+							 d->key, "while "
+							 "removing %s, "
+							 "directory '%s' not "
+							 "empty so not removed",
+							 d->key, path);
 				continue;
 			}
 		}
@@ -143,11 +157,9 @@ static int copy_late(struct pkg *p, const char **path, struct unpkg_err *err)
 	return 0;
 }
 
-/* Move the paths of fate 2 aside (a directory whole) with the
- * transaction, as obsolete_remove() does. */
-static int removal_files(struct run *r, struct pkg *p, const char *key,
-			 char **paths, const char *fate, size_t n,
-			 struct unpkg_err *err)
+int inst_removal_files(struct run *r, struct pkg *p, const char *key,
+		       char **paths, const char *fate, size_t n,
+		       struct unpkg_err *err)
 {
 	struct unpkg_strmap moved;
 	size_t i;
@@ -307,7 +319,8 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		unpkg_err_nomem(err);
 		goto out;
 	}
-	if (removal_fates(r, d, conffiles, paths, fate, n, err) < 0)
+	if (inst_removal_fates(r, d, conffiles, paths, fate, n, 0, NULL, 0,
+			       err) < 0)
 		goto out;
 	dir = unpkg_commit_dir(r->commit, r->admroot, "info", err);
 	dfd = dir >= 0 ? unpkg_commit_dirfd(r->commit, dir, err) : -1;
@@ -330,7 +343,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		 : (fstatat(dfd, listname, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    unpkg_commit_remove(r->commit, dir, listname, 0, err) < 0))
 		goto out;
-	if (removal_files(r, p, d->key, paths, fate, n, err) < 0)
+	if (inst_removal_files(r, p, d->key, paths, fate, n, err) < 0)
 		goto out;
 	d->marked = 0;		/* nothing to unwind from here on */
 	d->removed = 1;

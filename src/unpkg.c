@@ -28,6 +28,7 @@
 #include "dpkgcfg.h"
 #include "force.h"
 #include "install.h"
+#include "uninstall.h"
 
 enum {
 	EXIT_PKG_ERROR = 1,	/* a package failed, as in dpkg */
@@ -48,12 +49,13 @@ enum arg {
 enum handler {
 	BY_UNPKG_INSTALL,	/* -i: unpack and configure in-process */
 	BY_UNPKG_UNPACK,	/* --unpack in-process */
+	BY_UNPKG_REMOVE,	/* --remove, --purge in-process */
 	BY_DPKG,		/* stock dpkg, with the same arguments */
 };
 
 enum opt_id {
 	/* actions */
-	A_INSTALL, A_UNPACK, A_DPKG,
+	A_INSTALL, A_UNPACK, A_REMOVE, A_PURGE, A_DPKG,
 	/* answered at once */
 	I_HELP, I_VERSION,
 	/* options */
@@ -92,8 +94,8 @@ static const struct opt_info opts[] = {
 	DPKG_ACT("record-avail", 'A'),
 	DPKG_ACT("configure", 0),
 	DPKG_ACT("triggers-only", 0),
-	DPKG_ACT("remove", 'r'),
-	DPKG_ACT("purge", 'P'),
+	ACT("remove", 'r', A_REMOVE, BY_UNPKG_REMOVE),
+	ACT("purge", 'P', A_PURGE, BY_UNPKG_REMOVE),
 	DPKG_ACT("verify", 'V'),
 	DPKG_ACT("get-selections", 0),
 	DPKG_ACT("set-selections", 0),
@@ -197,6 +199,7 @@ struct cli {
 	const struct item *action;	/* NULL until one is given */
 	const char *action_name;	/* "--install", for messages */
 	int recursive;
+	int pending;			/* -a */
 	char *instdir;
 	char *admindir;
 	int sync;
@@ -856,6 +859,8 @@ static void apply_item(struct cli *cli, const struct item *x)
 	switch ((enum opt_id)x->oi->id) {
 	case A_INSTALL:
 	case A_UNPACK:
+	case A_REMOVE:
+	case A_PURGE:
 	case A_DPKG:
 	case I_HELP:
 	case I_VERSION:
@@ -909,6 +914,7 @@ static void apply_item(struct cli *cli, const struct item *x)
 		cli->recursive = 1;
 		break;
 	case OPT_PENDING:
+		cli->pending = 1;
 		break;
 	case OPT_NO_TRIGGERS:
 		cli->no_triggers = 1;
@@ -1585,7 +1591,7 @@ int main(int argc, char **argv)
 	char *conf_error = NULL, *conf_warning = NULL;
 	const char *env;
 	struct unpkg_err err;
-	int first, failed, i, ret;
+	int first, failed, i, ret, removing;
 	size_t k;
 	double started;
 
@@ -1634,19 +1640,28 @@ int main(int argc, char **argv)
 		die_usage("need an action option");
 	cli.action = action;
 	cli.action_name = action->oi->id == A_INSTALL ? "--install"
-			  : "--unpack";
-	if (cli.needs_dpkg == NULL && !(cli.force & UNPKG_FORCE_DOWNGRADE))
+			  : action->oi->id == A_REMOVE ? "--remove"
+			  : action->oi->id == A_PURGE ? "--purge" : "--unpack";
+	removing = action->oi->handler == BY_UNPKG_REMOVE;
+	if (!removing && cli.needs_dpkg == NULL &&
+	    !(cli.force & UNPKG_FORCE_DOWNGRADE))
 		cli.needs_dpkg = "refuse-downgrade";
 	if (cli.needs_dpkg != NULL)
 		exec_dpkg(argv);
 	warn_strict_forces(&cli);
 
-	if (first >= argc)
+	if (removing && cli.pending && first < argc)
+		die_usage("%s --pending does not take any non-option "
+			  "arguments", cli.action_name);
+	if (removing && !cli.pending && first >= argc)
+		die_usage("%s needs at least one package name argument",
+			  cli.action_name);
+	if (first >= argc && !removing)
 		die_usage(cli.recursive ? "%s --recursive needs at least one "
 			  "path argument" : "%s needs at least one package "
 			  "archive file argument", cli.action_name);
 	for (i = first; i < argc; i++) {
-		if (!cli.recursive) {
+		if (!cli.recursive || removing) {
 			strlist_add(&debs, argv[i]);
 			continue;
 		}
@@ -1659,12 +1674,12 @@ int main(int argc, char **argv)
 			die("--recursive: '%s' is not a directory", argv[i]);
 		find_debs(argv[i], NULL, &debs);
 	}
-	if (debs.n == 0)
+	if (debs.n == 0 && !removing)
 		die("searched, but found no packages (files matching *.deb)");
 	if (geteuid() != 0 && !(cli.force & UNPKG_FORCE_NOT_ROOT))
 		die("requested operation requires superuser privilege");
 	/* Like dpkg: every archive must be there before anything starts. */
-	for (k = 0; k < debs.n; k++) {
+	for (k = 0; !removing && k < debs.n; k++) {
 		struct stat st;
 
 		if (stat(debs.v[k], &st) < 0)
@@ -1677,7 +1692,8 @@ int main(int argc, char **argv)
 	export_env(&cli);
 	open_outputs(&cli);
 	run_hooks(&cli.pre_invoke, action->oi->name);
-	log_line(&cli, "startup archives %s", action->oi->name);
+	log_line(&cli, "startup %s %s", removing ? "packages" : "archives",
+		 action->oi->name);
 
 	o.instdir = cli.instdir;
 	o.admindir = cli.admindir;
@@ -1699,7 +1715,11 @@ int main(int argc, char **argv)
 	o.stats = &stats;
 	unpkg_err_init(&err);
 	started = unpkg_now();
-	failed = unpkg_install(&o, (const char *const *)debs.v, debs.n, &err);
+	failed = removing ? unpkg_remove(&o, (const char *const *)debs.v,
+					 debs.n, action->oi->id == A_PURGE,
+					 cli.pending, &err)
+			  : unpkg_install(&o, (const char *const *)debs.v,
+					  debs.n, &err);
 	if (failed < 0) {
 		fflush(stdout);
 		fprintf(stderr, "unpkg: error: %s\n", err.msg);
