@@ -610,8 +610,15 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 	ok = maint_run_other(r, d, "postrm", argv, why, sizeof(why), err);
 	if (ok < 0)
 		goto out;
-	if (ok == 0)
+	if (ok == 0) {
 		script_failed(r, p, why);
+		/* half-installed: its list names what is left */
+		if (!(keep && !p->upgrade) &&
+		    infodb_stage(r, d->key, dir, "list",
+				 list.s != NULL ? list.s : "", list.len, 0644,
+				 err) < 0)
+			goto out;
+	}
 	ret = ok;
 out:
 	unpkg_strmap_destroy(&gone);
@@ -683,11 +690,65 @@ static int move_path(struct run *r, struct pkg *p, const char *path,
 	return aside_add(aside, path, err);
 }
 
-/* Step 4, purge: its conffiles and their variants, then the directories
- * left in its list that nothing else holds (dpkg's warning for those
- * not empty), then postrm purge.  1 go on, 0 failed (config-files,
+/* postrm purge of `p` failed after its conffiles went: config-files as
+ * dpkg leaves it, its record without Conffiles and Config-Version, its
+ * list `kept` without the conffiles (its directories stay). */
+static int purge_failed(struct run *r, struct pkg *p, int dir, char **kept,
+			size_t nkept, struct unpkg_err *err)
+{
+	const char *conffiles = unpkg_para_get(&p->control, "Conffiles");
+	struct unpkg_para para;
+	struct unpkg_buf list = { 0 };
+	char listname[NAME_MAX + 1], *text = NULL;
+	size_t i, len;
+	int ret = -1;
+
+	unpkg_para_init(&para);
+	for (i = 0; i < nkept; i++) {
+		const char *at = conffiles != NULL ? strstr(conffiles, kept[i])
+						   : NULL;
+
+		len = strlen(kept[i]);
+		while (at != NULL && !((at == conffiles || at[-1] == ' ') &&
+				       at[len] == ' '))
+			at = strstr(at + 1, kept[i]);
+		if (at == NULL &&
+		    unpkg_buf_printf(&list, err, "%s\n", kept[i]) < 0)
+			goto out;
+	}
+	snprintf(listname, sizeof(listname), "%s.list", p->key);
+	if ((has_info(r, dir, p->key, "list") &&
+	     unpkg_commit_remove(r->commit, dir, listname, 0, err) < 0) ||
+	    infodb_stage(r, p->key, dir, "list", list.s != NULL ? list.s : "",
+			 list.len, 0644, err) < 0 ||
+	    unpkg_para_parse(RM(p)->stanza, strlen(RM(p)->stanza), &para,
+			     err) < 0)
+		goto out;
+	unpkg_para_unset(&para, "Conffiles");
+	unpkg_para_unset(&para, "Config-Version");
+	if ((text = unpkg_para_format(&para)) == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	free(RM(p)->stanza);
+	RM(p)->stanza = text;
+	text = with_status(RM(p)->stanza, NULL, "ok", "config-files", err);
+	if (text == NULL ||
+	    run_put(r, RM(p)->name, RM(p)->arch, text, err) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(text);
+	unpkg_buf_free(&list);
+	unpkg_para_destroy(&para);
+	return ret;
+}
+
+/* Step 4, purge: its conffiles and their variants, postrm purge, then
+ * the directories left in its list that nothing else holds (dpkg's
+ * warning for those not empty).  1 go on, 0 failed (config-files,
  * reported), -1 error. */
-static int purge_files(struct run *r, struct pkg *p, char **kept,
+static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
 		       size_t nkept, struct aside *aside, struct unpkg_err *err)
 {
 	const char *argv[] = { "purge", NULL };
@@ -748,7 +809,15 @@ static int purge_files(struct run *r, struct pkg *p, char **kept,
 		    move_path(r, p, path, 0, &moved, aside, err) < 0)
 			goto out;
 	}
-	/* the directories, deepest first */
+	ok = maint_run_other(r, RM(p), "postrm", argv, why, sizeof(why), err);
+	if (ok < 0)
+		goto out;
+	if (ok == 0) {
+		script_failed(r, p, why);
+		ret = purge_failed(r, p, dir, kept, nkept, err) < 0 ? -1 : 0;
+		goto out;
+	}
+	/* the directories left, deepest first */
 	for (i = nkept; i-- > 0;) {
 		const char *base;
 		struct stat st;
@@ -775,12 +844,7 @@ static int purge_files(struct run *r, struct pkg *p, char **kept,
 		if (move_path(r, p, kept[i], 1, &moved, aside, err) < 0)
 			goto out;
 	}
-	ok = maint_run_other(r, RM(p), "postrm", argv, why, sizeof(why), err);
-	if (ok < 0)
-		goto out;
-	if (ok == 0)
-		script_failed(r, p, why);
-	ret = ok;
+	ret = 1;
 out:
 	free(path);
 	free(variant);
@@ -860,7 +924,7 @@ static int remove_pkg(struct run *r, size_t at, struct aside *aside,
 		ret = 0;
 		goto out;
 	}
-	ok = purge_files(r, p, kept, nkept, aside, err);
+	ok = purge_files(r, p, dir, kept, nkept, aside, err);
 	if (ok <= 0) {
 		ret = ok;
 		goto out;

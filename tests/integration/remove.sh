@@ -144,10 +144,14 @@ setup aa
 both 'touch "$R/fail-postrm-aa"'
 compare_rm -r aa
 
-# A failing postrm purge: dpkg has dropped the conffiles from the
-# package's record and list by then; unpkg keeps them (not done yet).
-skip_part "failing postrm purge" "the record without the purged" \
-	"conffiles is not written yet"
+CASE="failing postrm purge"
+setup aa
+compare_rm -r aa
+both 'touch "$R/fail-postrm-aa"'
+compare_rm -P aa
+setup aa
+both 'touch "$R/fail-postrm-aa"'
+compare_rm -P aa
 
 CASE="Essential refused, then forced"
 setup ee
