@@ -25,6 +25,10 @@ rm_pkg() {
 	mkdir -p "$dir/usr/share/$name" "$dir/usr/share/common" "$dir/etc"
 	echo "$name" >"$dir/usr/share/$name/file"
 	echo "$name" >"$dir/usr/share/common/$name"
+	if [ -n "${EXTRA:-}" ]; then
+		mkdir -p "$dir/$(dirname "$EXTRA")"
+		echo "$name" >"$dir/$EXTRA"
+	fi
 	echo "$name configuration" >"$dir/etc/$name.conf"
 	echo "/etc/$name.conf" >"$dir/DEBIAN/conffiles"
 	for s in preinst postinst prerm postrm; do
@@ -41,6 +45,10 @@ rm_pkg aa
 rm_pkg bb "Depends: aa"
 rm_pkg ee "Essential: yes"
 rm_pkg pp "Protected: yes"
+# x1 and x2 share /usr/share/deep/sub, x3 /usr/share/deep with them
+EXTRA=usr/share/deep/sub/x1 rm_pkg x1
+EXTRA=usr/share/deep/sub/x2 rm_pkg x2
+EXTRA=usr/share/deep/x3 rm_pkg x3
 # nn: no conffile, no script: nothing stays
 new_pkg "$TESTDIR/src-nn" nn
 mkdir -p "$TESTDIR/src-nn/usr/share/nn"
@@ -118,6 +126,13 @@ CASE="remove then purge one of two sharing a directory"
 setup aa bb
 compare_rm --force-depends -P aa
 compare_rm -P bb
+
+# x1's file goes aside into sub, x2 moves sub aside whole, and for x3
+# deep holds nothing but what went aside
+CASE="nested directories shared by packages removed in one run"
+setup x1 x2 x3
+compare_rm -r x1 x2 x3
+compare_rm -P x1 x2 x3
 
 CASE="modified conffile and its variants purged"
 setup aa
