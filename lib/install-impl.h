@@ -92,6 +92,13 @@ int inst_removal_files(struct run *r, struct pkg *p, const char *key,
 		       char **paths, const char *fate, size_t n,
 		       struct unpkg_err *err);
 
+/* Put back what an interrupted removal of `key` moved aside before its
+ * record (NAME.dpkg-tmp without NAME: its files, parents first, and its
+ * info/ files), and add the paths only its list backup names, unless
+ * another package lists them, to *paths (*n of them). */
+int inst_removal_recover(struct run *r, const char *key, char ***paths,
+			 size_t *n, struct unpkg_err *err);
+
 /* Delete what a run killed after the record of such a removal left. */
 void inst_sweep_removed(struct run *r);
 

@@ -194,8 +194,8 @@ out:
  * record (NAME.dpkg-tmp without NAME: its files, parents first, and its
  * info/ files), and add the paths only its list backup names, unless
  * another package lists them, to *paths. */
-static int removal_recover(struct run *r, const char *key, char ***paths,
-			   size_t *n, struct unpkg_err *err)
+int inst_removal_recover(struct run *r, const char *key, char ***paths,
+			 size_t *n, struct unpkg_err *err)
 {
 	size_t klen = strlen(key), nprev = 0, i, j;
 	char **prev = NULL, **grown;
@@ -304,7 +304,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 	conffiles = unpkg_para_get(&para, "Conffiles");
 	if ((q != NULL && unpkg_db_read_list(r->db, d->key, &paths, &n,
 					     err) < 0) ||
-	    removal_recover(r, d->key, &paths, &n, err) < 0)
+	    inst_removal_recover(r, d->key, &paths, &n, err) < 0)
 		goto out;
 	/* what p took is no longer its */
 	for (i = 0; i < n; i++)

@@ -436,6 +436,31 @@ static int check_pkg(struct run *r, size_t at, struct unpkg_err *err)
 	return 0;
 }
 
+/* A run killed before its record moved the files of the packages it
+ * removed aside, their lists included: every package of this run gets
+ * them back first, so that each sees the others' as dpkg would. */
+static int recover_all(struct run *r, struct unpkg_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < r->npkgs; i++) {
+		char **paths = NULL;
+		size_t n = 0;
+		int ret;
+
+		ret = unpkg_db_read_list(r->db, r->pkgs[i].key, &paths, &n,
+					 err);
+		if (ret == 0)
+			ret = inst_removal_recover(r, r->pkgs[i].key, &paths,
+						   &n, err);
+		unpkg_db_list_free(paths, n);
+		if (ret < 0)
+			return -1;
+	}
+	unpkg_db_files_changed(r->db);
+	return 0;
+}
+
 /* Every package to be removed half-installed, in one durable write: a
  * run stopped anywhere after it leaves no package recorded as installed
  * whose files or scripts it touched. */
@@ -977,6 +1002,7 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 	if (run_open(&r, o, &own, err) < 0)
 		goto out;
 	run_timed(&r, UNPKG_PHASE_PLAN, t);
+	inst_sweep_removed(&r);
 	unpkg_force_names(o->force, r.force_list, sizeof(r.force_list));
 	if (select_pkgs(&r, names, n, purge, pending, err) < 0)
 		goto out;
@@ -987,7 +1013,7 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 	}
 	for (i = 0; i < r.npkgs; i++)
 		orig[i] = i;
-	if (order_pkgs(&r, orig, err) < 0)
+	if (recover_all(&r, err) < 0 || order_pkgs(&r, orig, err) < 0)
 		goto out;
 	t = unpkg_now();
 	if (mark_all(&r, err) < 0)

@@ -83,8 +83,8 @@ struct opt_info {
 #define DPKG_ACT(n, l) { n, l, ARG_NONE, 0, A_DPKG, BY_DPKG }
 #define OPT(n, l, a, id) { n, l, a, 0, id, 0 }
 
-/* dpkg 1.21's command line.  The dispatch of the actions: the two that
- * unpkg implements, and the rest, which stock dpkg carries out on the same
+/* dpkg 1.21's command line.  The dispatch of the actions: those that
+ * unpkg implements (-i, --unpack, -r, -P), and the rest, which stock dpkg carries out on the same
  * database (dpkg itself hands -l/-s/-L/-S/-p to dpkg-query and
  * -b/-c/-e/-I/-f/-x/-X/--*-tarfile to dpkg-deb).  To take over another
  * action, give it a handler of its own here and in main(). */
@@ -228,18 +228,24 @@ struct cli {
 static const char usage_text[] =
 	"Usage: unpkg [<option>...] -i|--install <file.deb>... | -R <dir>...\n"
 	"       unpkg [<option>...] --unpack <file.deb>... | -R <dir>...\n"
+	"       unpkg [<option>...] -r|--remove|-P|--purge <package>... | -a\n"
 	"       unpkg [<option>...] <any other dpkg action>...\n"
 	"\n"
 	"Install Debian packages the way dpkg does, into the same database,\n"
 	"made durable with a few device cache flushes per run.  unpkg takes\n"
-	"dpkg's command line; it carries out --install and --unpack itself\n"
-	"and hands every other action (--configure, --remove, --purge, -l,\n"
+	"dpkg's command line; it carries out --install, --unpack, --remove\n"
+	"and --purge itself and hands every other action (--configure, -l,\n"
 	"-s, -L, -S, --print-architecture, ...) to stock dpkg ($UNPKG_DPKG,\n"
 	"default " DEFAULT_DPKG ") with the same arguments.\n"
 	"\n"
 	"Actions carried out by unpkg:\n"
 	"  -i, --install <file.deb>...  unpack and configure the packages\n"
 	"      --unpack <file.deb>...   unpack only (status \"unpacked\")\n"
+	"  -r, --remove <package>...    remove the packages (their conffiles\n"
+	"                               stay: status \"config-files\")\n"
+	"  -P, --purge <package>...     remove them and their conffiles\n"
+	"  -a, --pending                with -r or -P: the packages selected\n"
+	"                               for deinstall or purge\n"
 	"\n"
 	"Options:\n"
 	"      --root=<dir>        install under <dir>, database in\n"
@@ -263,6 +269,8 @@ static const char usage_text[] =
 	"                          from dpkg's config); the database still is\n"
 	"      --refuse-unsafe-io  sync even if force-unsafe-io is configured\n"
 	"      --force-depends     turn dependency problems into warnings\n"
+	"      --force-remove-essential, --force-remove-protected\n"
+	"                          remove an Essential or Protected package\n"
 	"      --refuse-depends    undo --force-depends (the default)\n"
 	"      --force-<thing>,... --no-force-<thing>,... --refuse-<thing>,...\n"
 	"                          dpkg's force options (see --force-help)\n"

@@ -36,6 +36,7 @@ rm_pkg() {
 		#!/bin/sh
 		echo "$name $s \$*" >>/log
 		[ ! -e /fail-$s-$name ] || exit 3
+		[ ! -e /kill-$s-$name ] || kill -9 \$PPID
 		EOF
 		chmod 0755 "$dir/DEBIAN/$s"
 	done
@@ -167,6 +168,24 @@ compare_rm -P aa
 setup aa
 both 'touch "$R/fail-postrm-aa"'
 compare_rm -P aa
+
+# unpkg killed by aa's postrm, once aa's files are aside, before the
+# record: aa and bb stay half-installed, and the next run finishes their
+# removal from what was moved aside (lists included) as dpkg's one run
+# does.
+CASE="killed before the record, then run again"
+setup aa bb
+touch "$A/kill-postrm-aa"
+"$UNPKG" --root="$A" --refuse-unsafe-io -r bb aa >/dev/null 2>&1 &&
+	check_fail "unpkg -r bb aa went on after it was killed"
+rm "$A/kill-postrm-aa"
+grep -A1 '^Package: aa$' "$A/var/lib/dpkg/status" | grep -q 'half-installed' ||
+	check_fail "aa is not half-installed after the kill"
+"$UNPKG" --root="$A" --refuse-unsafe-io -r bb aa >/dev/null 2>&1 ||
+	check_fail "unpkg -r bb aa run again failed"
+dpkg_in "$B" -r bb aa >/dev/null 2>&1 || hard_error "dpkg -r bb aa failed"
+compare_trees "$A" "$B" "killed, then -r bb aa" log
+compare_dbs "$A" "$B" "killed, then -r bb aa"
 
 CASE="Essential refused, then forced"
 setup ee
