@@ -42,7 +42,8 @@ int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err);
 int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err);
 int maint_postinst(struct run *r, struct pkg *p, struct unpkg_err *err);
 /* Installed package `d` in state `status`, its stanza as it was with
- * Config-Version (config-files: without Essential and Protected), in
+ * Config-Version (the recorded one, or its version if it is configured;
+ * config-files: without Essential and Protected), in
  * memory. */
 int maint_other_state(struct run *r, struct deconf *d, const char *status,
 		      struct unpkg_err *err);

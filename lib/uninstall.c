@@ -94,10 +94,11 @@ static const char *const conf_exts[] = {
 	NULL,
 };
 
-/* `stanza` with Status "WANT FLAG STATUS" (want NULL: as it was). */
-static char *with_status(const char *stanza, const char *want,
-			 const char *flag, const char *status,
-			 struct unpkg_err *err)
+/* `stanza` with Status "WANT FLAG STATUS" (want NULL: as it was), and
+ * Config-Version `config` unless NULL. */
+static char *with_status_cv(const char *stanza, const char *want,
+			    const char *flag, const char *status,
+			    const char *config, struct unpkg_err *err)
 {
 	struct unpkg_para para;
 	char value[96], oldwant[32] = "install";
@@ -112,7 +113,9 @@ static char *with_status(const char *stanza, const char *want,
 		sscanf(old, "%31s", oldwant);
 	snprintf(value, sizeof(value), "%s %s %s", want ? want : oldwant,
 		 flag, status);
-	if (unpkg_para_set(&para, "Status", value, err) < 0)
+	if (unpkg_para_set(&para, "Status", value, err) < 0 ||
+	    (config != NULL &&
+	     unpkg_para_set(&para, "Config-Version", config, err) < 0))
 		goto out;
 	text = unpkg_para_format(&para);
 	if (text == NULL)
@@ -120,6 +123,13 @@ static char *with_status(const char *stanza, const char *want,
 out:
 	unpkg_para_destroy(&para);
 	return text;
+}
+
+static char *with_status(const char *stanza, const char *want,
+			 const char *flag, const char *status,
+			 struct unpkg_err *err)
+{
+	return with_status_cv(stanza, want, flag, status, NULL, err);
 }
 
 /* Add installed package `q` to the run (purged or not), its selection
@@ -480,8 +490,11 @@ static int mark_all(struct run *r, struct unpkg_err *err)
 		    (is_yes(p, "Protected") &&
 		     !(r->o->force & UNPKG_FORCE_REMOVE_PROTECTED)))
 			continue;
-		text = with_status(RM(p)->stanza, NULL, "ok",
-				   "half-installed", err);
+		/* a configured package keeps its configured version */
+		text = with_status_cv(RM(p)->stanza, NULL, "ok",
+				      "half-installed",
+				      unpkg_status_configured(p->old_state)
+				      ? RM(p)->version : NULL, err);
 		if (text == NULL ||
 		    run_put(r, RM(p)->name, RM(p)->arch, text, err) < 0) {
 			free(text);

@@ -215,6 +215,13 @@ compare_rm -r aa
 compare_rm -r aa
 compare_rm -P aa
 
+# never configured: no prerm, no Config-Version
+CASE="an unpacked package removed, then purged"
+setup
+both 'dpkg --root="$R" --unpack "$TESTDIR/aa.deb" >/dev/null 2>&1; rm -f "$R/log"'
+compare_rm -r aa
+compare_rm -P aa
+
 CASE="a package with nothing to keep"
 setup nn
 compare_rm -r nn
