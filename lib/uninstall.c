@@ -10,7 +10,6 @@
  * (doc/design.md, "Removal"). */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -38,6 +37,7 @@
 struct aside {
 	char **v;
 	size_t n;
+	struct unpkg_strmap map;	/* the same, for lookups */
 };
 
 /* Add PATH.dpkg-tmp, the first `len` bytes of path `path` moved aside
@@ -54,7 +54,8 @@ static int aside_add_at(struct aside *a, const char *path, size_t len,
 		     path + len) < 0)
 		return unpkg_err_nomem(err);
 	a->n++;
-	return 0;
+	return unpkg_strmap_put(&a->map, grown[a->n - 1], grown[a->n - 1],
+				NULL, err) < 0 ? -1 : 0;
 }
 
 static int aside_add(struct aside *a, const char *path, struct unpkg_err *err)
@@ -666,49 +667,6 @@ out:
 	return ret;
 }
 
-/* Is directory `name` in `dfd` empty but for the NAME.dpkg-tmp of
- * entries of `moved` (beneath `path`)?  1 yes, 0 no, -1 error. */
-static int empty_but_moved(int dfd, const char *name, const char *path,
-			   const struct aside *moved, struct unpkg_err *err)
-{
-	struct dirent *de;
-	DIR *dir;
-	int fd, ret = 1;
-
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	dir = fd >= 0 ? fdopendir(fd) : NULL;
-	if (dir == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return unpkg_err_sys(err, "cannot read directory %s", path);
-	}
-	while (ret == 1 && (de = readdir(dir)) != NULL) {
-		size_t len = strlen(de->d_name);
-		char *full;
-
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		size_t k;
-
-		if (len <= 9 || strcmp(de->d_name + len - 9, ".dpkg-tmp") != 0) {
-			ret = 0;
-			break;
-		}
-		if (asprintf(&full, "%s/%s", path, de->d_name) < 0) {
-			ret = unpkg_err_nomem(err);
-			break;
-		}
-		for (k = 0; k < moved->n && strcmp(moved->v[k], full) != 0; k++)
-			;
-		if (k == moved->n)
-			ret = 0;
-		free(full);
-	}
-	closedir(dir);
-	return ret;
-}
-
 /* Move `path` aside with the transaction if it exists (is_dir: the
  * directory, with what was moved aside in it). */
 static int move_path(struct run *r, struct pkg *p, const char *path,
@@ -868,7 +826,8 @@ static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
 		dfd = unpkg_root_open_parent(r->root, kept[i] + 1, &base, err);
 		if (dfd < 0)
 			goto out;
-		empty = empty_but_moved(dfd, base, kept[i], aside, err);
+		/* empty but for what went aside */
+		empty = obsolete_all_gone(dfd, base, kept[i], &aside->map, err);
 		close(dfd);
 		if (empty < 0)
 			goto out;
@@ -999,7 +958,7 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 		 size_t n, int purge, int pending, struct unpkg_err *err)
 {
 	struct record_ctx c = { NULL, 0 };
-	struct aside aside = { NULL, 0 };
+	struct aside aside = { NULL, 0, { 0 } };
 	size_t *orig = NULL, shown = 0;
 	const struct unpkg_commit_hooks h = {
 		.renamed = stage_db,
@@ -1012,6 +971,7 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 	int ret = -1;
 
 	c.r = &r;
+	unpkg_strmap_init(&aside.map);
 	if (run_open(&r, o, &own, err) < 0)
 		goto out;
 	run_timed(&r, UNPKG_PHASE_PLAN, t);
@@ -1069,6 +1029,7 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 out:
 	maint_tmp_clean(&r);
 	run_close(&r);
+	unpkg_strmap_destroy(&aside.map);
 	unpkg_db_list_free(aside.v, aside.n);
 	free(orig);
 	return ret;
