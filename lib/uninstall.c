@@ -216,9 +216,8 @@ static int select_pkgs(struct run *r, const char *const *names, size_t n,
 				return -1;
 			continue;
 		}
+		/* "name", or "name:arch" as apt gives it */
 		q = unpkg_pkgindex_find_key(r->db, names[i]);
-		if (q == NULL && strchr(names[i], ':') == NULL)
-			q = unpkg_db_find(r->db, names[i], NULL);
 		if (q == NULL ||
 		    unpkg_db_pkg_state(q) == UNPKG_STATUS_NOT_INSTALLED) {
 			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING,
@@ -1009,7 +1008,7 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 		if (remove_pkg(&r, i, &aside, err) < 0)
 			goto out;
 		if (r.pkgs[i].state == PKG_OPENED)
-			r.pkgs[i].state = PKG_INSTALLED;	/* done */
+			r.pkgs[i].state = PKG_INSTALLED;	/* processed */
 	}
 	run_timed(&r, UNPKG_PHASE_EXTRACT, t);
 	t = unpkg_now();

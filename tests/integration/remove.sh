@@ -209,6 +209,12 @@ compare_rm -P aa
 compare_rm -r aa
 compare_rm -P aa
 
+# apt names packages with their architecture
+CASE="a package named with its architecture"
+setup aa
+compare_rm -r aa:all
+compare_rm -P aa:all
+
 CASE="remove of a config-files package, purge of it"
 setup aa
 compare_rm -r aa
