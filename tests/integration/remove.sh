@@ -233,11 +233,11 @@ setup nn
 compare_rm -r nn
 compare_rm -P nn
 
-# (dpkg takes the packages of -a in the order of its hash table: the
-# order of bb and aa follows from the dependency alone)
+# (dpkg takes the packages of -a in the order of its package table, nn
+# first; aa waits for bb)
 CASE="-a with the selections"
 setup aa bb nn
-both 'printf "aa purge\nbb deinstall\n" | dpkg --root="$R" --set-selections'
+both 'printf "aa purge\nbb deinstall\nnn deinstall\n" | dpkg --root="$R" --set-selections'
 compare_rm -r -a
 compare_rm -P -a
 
