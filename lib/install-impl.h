@@ -42,7 +42,8 @@ int maint_preinst(struct run *r, struct pkg *p, struct unpkg_err *err);
 int maint_postrm(struct run *r, struct pkg *p, struct unpkg_err *err);
 int maint_postinst(struct run *r, struct pkg *p, struct unpkg_err *err);
 /* Installed package `d` in state `status`, its stanza as it was with
- * Config-Version (config-files: without Essential and Protected), in
+ * Config-Version (the recorded one, or its version if it is configured;
+ * config-files: without Essential and Protected), in
  * memory. */
 int maint_other_state(struct run *r, struct deconf *d, const char *status,
 		      struct unpkg_err *err);
@@ -71,6 +72,34 @@ int maint_deconfigured_report(struct run *r, struct unpkg_err *err);
  * remove.c); its new state is put in memory, recorded with p's. */
 int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		    struct unpkg_err *err);
+
+/* The fate of each path of the list `paths[0..n)` of installed package
+ * `d` (its Conffiles value `conffiles`) when it is removed, as dpkg's
+ * removal decides it, children first: 0 left alone (another package's
+ * directory, missing, "/."), 1 kept in its list (a conffile, a directory
+ * holding one or something else: with `warn`, dpkg's warning for a
+ * directory not empty; with `warn`, "/." unless another package lists it,
+ * as dpkg's own removal keeps it), 2 removed.  The paths `aside[0..naside)`
+ * ("/x/y.dpkg-tmp", moved aside earlier in the run) count as gone. */
+int inst_removal_fates(struct run *r, const struct deconf *d,
+		       const char *conffiles, char **paths, char *fate,
+		       size_t n, int warn, char *const *aside, size_t naside,
+		       struct unpkg_err *err);
+
+/* Move the paths of fate 2 of package `name` aside with the transaction
+ * (a directory whole), as obsolete_remove() does, a diverted one where
+ * the diversion put it; `key` names the package in warnings, `p` keeps
+ * the directories removed after the record. */
+int inst_removal_files(struct run *r, struct pkg *p, const char *key,
+		       const char *name, char **paths, const char *fate,
+		       size_t n, struct unpkg_err *err);
+
+/* Put back what an interrupted removal of `key` moved aside before its
+ * record (NAME.dpkg-tmp without NAME: its files, parents first, and its
+ * info/ files), and add the paths only its list backup names, unless
+ * another package lists them, to *paths (*n of them). */
+int inst_removal_recover(struct run *r, const char *key, char ***paths,
+			 size_t *n, struct unpkg_err *err);
 
 /* Delete what a run killed after the record of such a removal left. */
 void inst_sweep_removed(struct run *r);

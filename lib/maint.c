@@ -278,6 +278,7 @@ int maint_other_state(struct run *r, struct deconf *d, const char *status,
 	};
 	struct unpkg_para para;
 	char want[32], *conffiles = NULL, *text = NULL;
+	char *config_version = NULL;
 	const char *old, *v;
 	int ret = -1;
 
@@ -293,7 +294,17 @@ int maint_other_state(struct run *r, struct deconf *d, const char *status,
 		goto out;
 	}
 	st.conffiles = conffiles;
-	st.config_version = d->version;
+	/* the configured version: recorded, or the version of a package
+	 * configured now; a package never configured has none */
+	v = unpkg_para_get(&para, "Config-Version");
+	if (v != NULL && (config_version = strdup(v)) == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	st.config_version = config_version != NULL ? config_version
+			    : old != NULL && (strstr(old, " installed") ||
+					      strstr(old, " triggers-"))
+			    ? d->version : NULL;
 	st.triggers_pending = unpkg_para_get(&para, "Triggers-Pending");
 	st.triggers_awaited = unpkg_para_get(&para, "Triggers-Awaited");
 	unpkg_para_unset(&para, "Status");
@@ -310,6 +321,7 @@ int maint_other_state(struct run *r, struct deconf *d, const char *status,
 	ret = 0;
 out:
 	free(conffiles);
+	free(config_version);
 	free(text);
 	unpkg_para_destroy(&para);
 	return ret;

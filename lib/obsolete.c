@@ -61,6 +61,13 @@ static int is_subdir(int dfd, const struct dirent *de)
 	       S_ISDIR(st.st_mode);
 }
 
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t len = strlen(s), slen = strlen(suffix);
+
+	return len > slen && strcmp(s + len - slen, suffix) == 0;
+}
+
 /* 1 if every entry beneath directory `name` in `dfd` (the old path
  * `path`) is in `gone`, 0 if not, -1 on error. */
 int obsolete_all_gone(int dfd, const char *name, const char *path,
@@ -88,7 +95,9 @@ int obsolete_all_gone(int dfd, const char *name, const char *path,
 		}
 		if (unpkg_strmap_get(gone, full) == NULL)
 			ret = 0;
-		else if (is_subdir(dirfd(dir), de))
+		/* NAME.dpkg-tmp in `gone`: moved aside whole */
+		else if (!has_suffix(de->d_name, ".dpkg-tmp") &&
+			 is_subdir(dirfd(dir), de))
 			ret = obsolete_all_gone(dirfd(dir), de->d_name, full, gone, err);
 		free(full);
 	}

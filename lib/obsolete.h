@@ -21,7 +21,8 @@ int obsolete_add_late_rmdir(struct pkg *p, const char *path,
 			    struct unpkg_err *err);
 
 /* 1 if every entry beneath directory `name` in `dfd` (the old path
- * `path`) is in `gone`, 0 if not, -1 on error. */
+ * `path`) is in `gone`, 0 if not, -1 on error.  An entry NAME.dpkg-tmp
+ * in `gone` (moved aside whole) counts without what is beneath it. */
 int obsolete_all_gone(int dfd, const char *name, const char *path,
 		      const struct unpkg_strmap *gone, struct unpkg_err *err);
 

@@ -22,6 +22,8 @@ struct activation {
 	struct run *r;
 	struct pkg *p;		/* the package that activates */
 	int noawait;		/* the activation does not await */
+	int report;		/* a status line for each package made
+				 * triggers-pending */
 };
 
 
@@ -91,6 +93,12 @@ static int activate(void *ctx, const char *trigger, const char *key,
 			unpkg_err_nomem(err);
 		goto out;
 	}
+	if (c->report && strcmp(status, "triggers-pending") != 0)
+		unpkg_event_pkg_status(c->r->o->events, key,
+				       ip->arch[0] != '\0' ? ip->arch : NULL,
+				       unpkg_para_get(&ip->para, "Version"),
+				       "triggers-pending");
+	/* ip goes with the put */
 	ret = run_put(c->r, name, ip->arch[0] != '\0' ? ip->arch : NULL, text,
 		      err);
 out:
@@ -123,7 +131,7 @@ static int record_triggers(struct run *r, struct unpkg_err *err)
 	for (i = 0; i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
 		const char *text = (const char *)p->triggers.data;
-		struct activation c = { r, p, 0 };
+		struct activation c = { r, p, 0, 0 };
 
 		if (p->state != PKG_EXTRACTED)
 			continue;
@@ -151,6 +159,14 @@ static int record_triggers(struct run *r, struct unpkg_err *err)
 	/* the database: synced even with --force-unsafe-io */
 	return unpkg_triggers_write(r->trig, 0,
 				    &r->stats->fsync, err);
+}
+
+int record_activate_path(struct run *r, struct pkg *p, const char *path,
+			 struct unpkg_err *err)
+{
+	struct activation c = { r, p, 1, 1 };
+
+	return unpkg_triggers_interested(r->trig, path, activate, &c, err);
 }
 
 /* The new version's maintainer scripts, staged as info/KEY.NAME.dpkg-new,

@@ -16,4 +16,11 @@
  * after it.  Then the backups can go. */
 int record_group(struct run *r, struct unpkg_err *err);
 
+/* The file triggers `path` activates, recorded as pending for the
+ * interested packages that are configured (in memory, a status line for
+ * each that becomes triggers-pending), awaited by nobody: what dpkg does
+ * for a path of a package it removes (`p`). */
+int record_activate_path(struct run *r, struct pkg *p, const char *path,
+			 struct unpkg_err *err);
+
 #endif

@@ -63,19 +63,19 @@ static int keeps_below(char **paths, const char *fate, size_t n,
 	return 0;
 }
 
-/* The fate of each path of the list of package `d` being removed, as
- * dpkg's removal decides it, children first: 0 left alone (another
- * package's directory, missing, "/."), 1 kept in its list (a conffile, a
- * directory holding one or something else), 2 removed. */
-static int removal_fates(struct run *r, const struct deconf *d,
-			 const char *conffiles, char **paths, char *fate,
-			 size_t n, struct unpkg_err *err)
+int inst_removal_fates(struct run *r, const struct deconf *d,
+		       const char *conffiles, char **paths, char *fate,
+		       size_t n, int warn, char *const *aside, size_t naside,
+		       struct unpkg_err *err)
 {
 	struct unpkg_strmap gone;
 	size_t i;
 	int ret = -1;
 
 	unpkg_strmap_init(&gone);
+	for (i = 0; i < naside; i++)
+		if (unpkg_strmap_put(&gone, aside[i], aside[i], NULL, err) < 0)
+			goto out;
 	if (unpkg_db_load_files(r->db, err) < 0)
 		goto out;
 	for (i = n; i-- > 0;) {
@@ -86,6 +86,12 @@ static int removal_fates(struct run *r, const struct deconf *d,
 		int dfd, all;
 
 		fate[i] = 0;
+		if (warn && strcmp(path, "/.") == 0) {
+			/* dpkg keeps it unless another package lists it */
+			fate[i] = unpkg_db_file_owner(r->db, path,
+						      d->key) == NULL;
+			continue;
+		}
 		if (strcmp(path, "/.") == 0 || path[0] != '/')
 			continue;
 		if (conffiles != NULL && conffile_in(conffiles, path, 0)) {
@@ -116,6 +122,14 @@ static int removal_fates(struct run *r, const struct deconf *d,
 				goto out;
 			if (all == 0) {
 				fate[i] = 1;	/* not empty */
+				if (warn)
+					unpkg_event_emit(r->o->events,
+							 UNPKG_EV_WARNING,
+							 d->key, "while "
+							 "removing %s, "
+							 "directory '%s' not "
+							 "empty so not removed",
+							 d->key, path);
 				continue;
 			}
 		}
@@ -148,9 +162,9 @@ static int copy_late(struct pkg *p, const char **path, struct unpkg_err *err)
 /* Move the paths of fate 2 of package `name` (key `key`) aside (a
  * directory whole) with the transaction, as obsolete_remove() does; a
  * diverted one where the diversion put it. */
-static int removal_files(struct run *r, struct pkg *p, const char *key,
-			 const char *name, char **paths, const char *fate,
-			 size_t n, struct unpkg_err *err)
+int inst_removal_files(struct run *r, struct pkg *p, const char *key,
+		       const char *name, char **paths, const char *fate,
+		       size_t n, struct unpkg_err *err)
 {
 	struct unpkg_strmap moved;
 	size_t i;
@@ -185,8 +199,8 @@ out:
  * record (NAME.dpkg-tmp without NAME: its files, parents first, and its
  * info/ files), and add the paths only its list backup names, unless
  * another package lists them, to *paths. */
-static int removal_recover(struct run *r, const char *key, char ***paths,
-			   size_t *n, struct unpkg_err *err)
+int inst_removal_recover(struct run *r, const char *key, char ***paths,
+			 size_t *n, struct unpkg_err *err)
 {
 	size_t klen = strlen(key), nprev = 0, i, j;
 	char **prev = NULL, **grown;
@@ -297,7 +311,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 	conffiles = unpkg_para_get(&para, "Conffiles");
 	if ((q != NULL && unpkg_db_read_list(r->db, d->key, &paths, &n,
 					     err) < 0) ||
-	    removal_recover(r, d->key, &paths, &n, err) < 0)
+	    inst_removal_recover(r, d->key, &paths, &n, err) < 0)
 		goto out;
 	/* what p took is no longer its */
 	for (i = 0; i < n; i++)
@@ -312,7 +326,8 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		unpkg_err_nomem(err);
 		goto out;
 	}
-	if (removal_fates(r, d, conffiles, paths, fate, n, err) < 0)
+	if (inst_removal_fates(r, d, conffiles, paths, fate, n, 0, NULL, 0,
+			       err) < 0)
 		goto out;
 	dir = unpkg_commit_dir(r->commit, r->admroot, "info", err);
 	dfd = dir >= 0 ? unpkg_commit_dirfd(r->commit, dir, err) : -1;
@@ -335,7 +350,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		 : (fstatat(dfd, listname, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    unpkg_commit_remove(r->commit, dir, listname, 0, err) < 0))
 		goto out;
-	if (removal_files(r, p, d->key, d->name, paths, fate, n, err) < 0)
+	if (inst_removal_files(r, p, d->key, d->name, paths, fate, n, err) < 0)
 		goto out;
 	d->marked = 0;		/* nothing to unwind from here on */
 	d->removed = 1;

@@ -30,6 +30,7 @@
 #include "configure-run.h"
 #include "install.h"
 #include "pathfilter.h"
+#include "uninstall.h"
 
 enum {
 	EXIT_PKG_ERROR = 1,	/* a package failed, as in dpkg */
@@ -51,12 +52,13 @@ enum handler {
 	BY_UNPKG_INSTALL,	/* -i: unpack and configure in-process */
 	BY_UNPKG_UNPACK,	/* --unpack in-process */
 	BY_UNPKG_CONFIGURE,	/* --configure in-process */
+	BY_UNPKG_REMOVE,	/* --remove, --purge in-process */
 	BY_DPKG,		/* stock dpkg, with the same arguments */
 };
 
 enum opt_id {
 	/* actions */
-	A_INSTALL, A_UNPACK, A_CONFIGURE, A_DPKG,
+	A_INSTALL, A_UNPACK, A_CONFIGURE, A_REMOVE, A_PURGE, A_DPKG,
 	/* answered at once */
 	I_HELP, I_VERSION,
 	/* options */
@@ -84,10 +86,11 @@ struct opt_info {
 #define DPKG_ACT(n, l) { n, l, ARG_NONE, 0, A_DPKG, BY_DPKG }
 #define OPT(n, l, a, id) { n, l, a, 0, id, 0 }
 
-/* dpkg 1.21's command line.  The dispatch of the actions: the three that
- * unpkg implements, and the rest, which stock dpkg carries out on the same
- * database (dpkg itself hands -l/-s/-L/-S/-p to dpkg-query and
- * -b/-c/-e/-I/-f/-x/-X/--*-tarfile to dpkg-deb).  To take over another
+/* dpkg 1.21's command line.  The dispatch of the actions: those that
+ * unpkg implements (-i, --unpack, --configure, -r, -P), and the rest,
+ * which stock dpkg carries out on the same database (dpkg itself hands
+ * -l/-s/-L/-S/-p to dpkg-query and -b/-c/-e/-I/-f/-x/-X/--*-tarfile to
+ * dpkg-deb).  To take over another
  * action, give it a handler of its own here and in main(). */
 static const struct opt_info opts[] = {
 	ACT("install", 'i', A_INSTALL, BY_UNPKG_INSTALL),
@@ -95,8 +98,8 @@ static const struct opt_info opts[] = {
 	DPKG_ACT("record-avail", 'A'),
 	ACT("configure", 0, A_CONFIGURE, BY_UNPKG_CONFIGURE),
 	DPKG_ACT("triggers-only", 0),
-	DPKG_ACT("remove", 'r'),
-	DPKG_ACT("purge", 'P'),
+	ACT("remove", 'r', A_REMOVE, BY_UNPKG_REMOVE),
+	ACT("purge", 'P', A_PURGE, BY_UNPKG_REMOVE),
 	DPKG_ACT("verify", 'V'),
 	DPKG_ACT("get-selections", 0),
 	DPKG_ACT("set-selections", 0),
@@ -231,13 +234,14 @@ static const char usage_text[] =
 	"Usage: unpkg [<option>...] -i|--install <file.deb>... | -R <dir>...\n"
 	"       unpkg [<option>...] --unpack <file.deb>... | -R <dir>...\n"
 	"       unpkg [<option>...] --configure <package>... | -a|--pending\n"
+	"       unpkg [<option>...] -r|--remove|-P|--purge <package>... | -a\n"
 	"       unpkg [<option>...] <any other dpkg action>...\n"
 	"\n"
 	"Install Debian packages the way dpkg does, into the same database,\n"
 	"made durable with a few device cache flushes per run.  unpkg takes\n"
-	"dpkg's command line; it carries out --install, --unpack and\n"
-	"--configure itself and hands every other action (--remove, --purge,\n"
-	"-l, -s, -L, -S, --print-architecture, ...) to stock dpkg\n"
+	"dpkg's command line; it carries out --install, --unpack,\n"
+	"--configure, --remove and --purge itself and hands every other\n"
+	"action (-l, -s, -L, -S, --print-architecture, ...) to stock dpkg\n"
 	"($UNPKG_DPKG, default " DEFAULT_DPKG ") with the same arguments.\n"
 	"\n"
 	"Actions carried out by unpkg:\n"
@@ -245,6 +249,11 @@ static const char usage_text[] =
 	"      --unpack <file.deb>...   unpack only (status \"unpacked\")\n"
 	"      --configure <package>... configure unpacked packages\n"
 	"      --configure -a|--pending configure every unpacked package\n"
+	"  -r, --remove <package>...    remove the packages (their conffiles\n"
+	"                               stay: status \"config-files\")\n"
+	"  -P, --purge <package>...     remove them and their conffiles\n"
+	"  -a, --pending                with -r or -P: the packages selected\n"
+	"                               for deinstall or purge\n"
 	"\n"
 	"Options:\n"
 	"      --root=<dir>        install under <dir>, database in\n"
@@ -268,6 +277,8 @@ static const char usage_text[] =
 	"                          from dpkg's config); the database still is\n"
 	"      --refuse-unsafe-io  sync even if force-unsafe-io is configured\n"
 	"      --force-depends     turn dependency problems into warnings\n"
+	"      --force-remove-essential, --force-remove-protected\n"
+	"                          remove an Essential or Protected package\n"
 	"      --refuse-depends    undo --force-depends (the default)\n"
 	"      --force-<thing>,... --no-force-<thing>,... --refuse-<thing>,...\n"
 	"                          dpkg's force options (see --force-help)\n"
@@ -883,6 +894,8 @@ static void apply_item(struct cli *cli, const struct item *x)
 	case A_INSTALL:
 	case A_UNPACK:
 	case A_CONFIGURE:
+	case A_REMOVE:
+	case A_PURGE:
 	case A_DPKG:
 	case I_HELP:
 	case I_VERSION:
@@ -1611,7 +1624,7 @@ int main(int argc, char **argv)
 	char *conf_error = NULL, *conf_warning = NULL;
 	const char *env;
 	struct unpkg_err err;
-	int first, failed, i, ret, configure;
+	int first, failed, i, ret, configure, removing;
 	size_t k;
 	double started;
 
@@ -1661,8 +1674,12 @@ int main(int argc, char **argv)
 	cli.action = action;
 	cli.action_name = action->oi->id == A_INSTALL ? "--install"
 			  : action->oi->id == A_CONFIGURE ? "--configure"
-			  : "--unpack";
-	if (cli.needs_dpkg == NULL && !(cli.force & UNPKG_FORCE_DOWNGRADE))
+			  : action->oi->id == A_REMOVE ? "--remove"
+			  : action->oi->id == A_PURGE ? "--purge" : "--unpack";
+	configure = action->oi->id == A_CONFIGURE;
+	removing = action->oi->handler == BY_UNPKG_REMOVE;
+	if (!configure && !removing && cli.needs_dpkg == NULL &&
+	    !(cli.force & UNPKG_FORCE_DOWNGRADE))
 		cli.needs_dpkg = "refuse-downgrade";
 	if (cli.needs_dpkg != NULL)
 		exec_dpkg(argv);
@@ -1672,14 +1689,18 @@ int main(int argc, char **argv)
 		exec_dpkg(argv);
 	warn_strict_forces(&cli);
 
-	configure = action->oi->id == A_CONFIGURE;
-
-	if (!configure && first >= argc)
+	if (removing && cli.pending && first < argc)
+		die_usage("%s --pending does not take any non-option "
+			  "arguments", cli.action_name);
+	if (removing && !cli.pending && first >= argc)
+		die_usage("%s needs at least one package name argument",
+			  cli.action_name);
+	if (!configure && !removing && first >= argc)
 		die_usage(cli.recursive ? "%s --recursive needs at least one "
 			  "path argument" : "%s needs at least one package "
 			  "archive file argument", cli.action_name);
 	for (i = first; !configure && i < argc; i++) {
-		if (!cli.recursive) {
+		if (!cli.recursive || removing) {
 			strlist_add(&debs, argv[i]);
 			continue;
 		}
@@ -1692,12 +1713,12 @@ int main(int argc, char **argv)
 			die("--recursive: '%s' is not a directory", argv[i]);
 		find_debs(argv[i], NULL, &debs);
 	}
-	if (!configure && debs.n == 0)
+	if (!configure && !removing && debs.n == 0)
 		die("searched, but found no packages (files matching *.deb)");
 	if (geteuid() != 0 && !(cli.force & UNPKG_FORCE_NOT_ROOT))
 		die("requested operation requires superuser privilege");
 	/* Like dpkg: every archive must be there before anything starts. */
-	for (k = 0; k < debs.n; k++) {
+	for (k = 0; !removing && k < debs.n; k++) {
 		struct stat st;
 
 		if (stat(debs.v[k], &st) < 0)
@@ -1710,7 +1731,8 @@ int main(int argc, char **argv)
 	export_env(&cli);
 	open_outputs(&cli);
 	run_hooks(&cli.pre_invoke, action->oi->name);
-	log_line(&cli, "startup %s %s", configure ? "packages" : "archives",
+	log_line(&cli, "startup %s %s",
+		 configure || removing ? "packages" : "archives",
 		 action->oi->name);
 
 	o.instdir = cli.instdir;
@@ -1737,6 +1759,9 @@ int main(int argc, char **argv)
 	failed = configure
 		 ? unpkg_configure(&o, (const char *const *)argv + first,
 				   (size_t)(argc - first), cli.pending, &err)
+		 : removing
+		 ? unpkg_remove(&o, (const char *const *)debs.v, debs.n,
+				action->oi->id == A_PURGE, cli.pending, &err)
 		 : unpkg_install(&o, (const char *const *)debs.v, debs.n,
 				 &err);
 	if (failed < 0) {

@@ -1,0 +1,248 @@
+#!/bin/bash
+# remove.sh - unpkg --remove and --purge compared with stock dpkg.
+#
+# Twin roots (a static busybox as /bin/sh: the scripts run chrooted) get
+# the same packages installed by dpkg; then unpkg removes or purges in one
+# and dpkg in the other.  Compared: the exit status, the --status-fd
+# lines, the --log lines (times dropped), the maintainer scripts run (each
+# appends "NAME SCRIPT ARGS" to /log and fails when /fail-SCRIPT-NAME
+# exists), the tree, the whole database and dpkg's view of it.
+TEST_NAME=remove
+. "${TESTLIB:?}"
+need_root
+need_busybox
+
+# rm_pkg NAME [CONTROL-LINE...]: a package with the conffile
+# /etc/NAME.conf, the files /usr/share/NAME/file and
+# /usr/share/common/NAME (a directory all share), and the four scripts.
+rm_pkg() {
+	local name=$1 dir=$TESTDIR/src-$1 s line
+	shift
+	new_pkg "$dir" "$name"
+	for line in "$@"; do
+		echo "$line" >>"$dir/DEBIAN/control"
+	done
+	mkdir -p "$dir/usr/share/$name" "$dir/usr/share/common" "$dir/etc"
+	echo "$name" >"$dir/usr/share/$name/file"
+	echo "$name" >"$dir/usr/share/common/$name"
+	if [ -n "${EXTRA:-}" ]; then
+		mkdir -p "$dir/$(dirname "$EXTRA")"
+		echo "$name" >"$dir/$EXTRA"
+	fi
+	echo "$name configuration" >"$dir/etc/$name.conf"
+	echo "/etc/$name.conf" >"$dir/DEBIAN/conffiles"
+	for s in preinst postinst prerm postrm; do
+		cat >"$dir/DEBIAN/$s" <<-EOF
+		#!/bin/sh
+		echo "$name $s \$*" >>/log
+		[ ! -e /fail-$s-$name ] || exit 3
+		[ ! -e /kill-$s-$name ] || kill -9 \$PPID
+		EOF
+		chmod 0755 "$dir/DEBIAN/$s"
+	done
+	build_deb "$TESTDIR/$name.deb" "$dir"
+}
+rm_pkg aa
+rm_pkg bb "Depends: aa"
+rm_pkg ee "Essential: yes"
+rm_pkg pp "Protected: yes"
+# x1 and x2 share /usr/share/deep/sub, x3 /usr/share/deep with them
+EXTRA=usr/share/deep/sub/x1 rm_pkg x1
+EXTRA=usr/share/deep/sub/x2 rm_pkg x2
+EXTRA=usr/share/deep/x3 rm_pkg x3
+# nn: no conffile, no script: nothing stays
+new_pkg "$TESTDIR/src-nn" nn
+mkdir -p "$TESTDIR/src-nn/usr/share/nn"
+echo nn >"$TESTDIR/src-nn/usr/share/nn/file"
+build_deb "$TESTDIR/nn.deb" "$TESTDIR/src-nn"
+# tt: a file trigger on aa's directory
+rm_pkg tt
+echo "interest /usr/share/aa" >"$TESTDIR/src-tt/DEBIAN/triggers"
+build_deb "$TESTDIR/tt.deb" "$TESTDIR/src-tt"
+
+A=$TESTDIR/case/unpkg B=$TESTDIR/case/dpkg
+
+# setup DEB...: fresh twin roots with the packages installed by dpkg.
+setup() {
+	local r deb
+	section "${CASE:-?}"
+	for r in "$A" "$B"; do
+		shell_root "$r"
+		for deb in "$@"; do
+			dpkg_in "$r" -i "$TESTDIR/$deb.deb" >/dev/null 2>&1 ||
+				hard_error "dpkg -i $deb failed"
+		done
+		rm -f "$r/log"
+		touch -h -d @1000000000 "$r/bin/busybox" "$r/bin/sh"
+	done
+}
+
+# both CMD: run shell command CMD in each root ($R).
+both() {
+	local R
+	for R in "$A" "$B"; do
+		R=$R eval "$1"
+	done
+}
+
+# compare_rm ARG...: unpkg ARG... on A, dpkg ARG... on B, and compare.
+compare_rm() {
+	local urc=0 drc=0 r f
+	for f in "$A"/fail-* "$B"/fail-*; do
+		touch -d @1000000000 "$f"
+	done
+	"$UNPKG" --root="$A" --refuse-unsafe-io --status-fd 3 --log="$A.log" \
+		"$@" 3>"$A.sf" >"$A.out" 2>&1 || urc=$?
+	dpkg --root="$B" --refuse-unsafe-io --status-fd 3 --log="$B.log" \
+		"$@" 3>"$B.sf" >"$B.out" 2>&1 || drc=$?
+	show_file "$A.out" "unpkg output"
+	if [ "${TRIGPROC_CUT:-0}" = 1 ]; then
+		# unpkg's end-of-run trigger processing is stock dpkg's
+		# --triggers-only, run without --status-fd and --log
+		skip_part "trigger processing lines" "the end-of-run trigger" \
+			"processing is not in-process yet"
+		sed -i '/^processing: trigproc/,$d' "$B.sf"
+		sed -i '/ trigproc /,$d' "$B.log"
+	fi
+	assert_status "$drc" "$urc" "unpkg $* (dpkg exits $drc)"
+	assert_same_file "$B.sf" "$A.sf" "$*: status-fd lines (dpkg vs unpkg)"
+	for r in "$A" "$B"; do
+		sed 's/^[0-9-]* [0-9:]* //' "$r.log" >"$r.log.lines"
+		touch "$r/log"
+	done
+	assert_same_file "$B.log.lines" "$A.log.lines" "$*: --log lines"
+	assert_same_file "$B/log" "$A/log" "$*: scripts run (dpkg vs unpkg)"
+	compare_trees "$A" "$B" "$*" log
+	compare_dbs "$A" "$B" "$*"
+	compare_queries "$A" "$B" "$*" aa bb
+	rm -f "$A.log" "$B.log"
+}
+
+CASE="shared directories, conffiles kept on remove, then purged"
+setup aa bb
+compare_rm -r aa bb
+compare_rm -P aa bb
+
+CASE="remove then purge one of two sharing a directory"
+setup aa bb
+compare_rm --force-depends -P aa
+compare_rm -P bb
+
+# x1's file goes aside into sub, x2 moves sub aside whole, and for x3
+# deep holds nothing but what went aside
+CASE="nested directories shared by packages removed in one run"
+setup x1 x2 x3
+compare_rm -r x1 x2 x3
+compare_rm -P x1 x2 x3
+
+CASE="modified conffile and its variants purged"
+setup aa
+both 'echo local >>"$R/etc/aa.conf"; for s in .dpkg-old .dpkg-new .dpkg-dist .dpkg-bak .dpkg-tmp .orig "~" .bak .ucf-old; do echo x >"$R/etc/aa.conf$s"; done; echo x >"$R/etc/#aa.conf#"; touch -d @1000000000 "$R"/etc/*'
+compare_rm -P aa
+
+CASE="a directory of the package holding a file of nobody's"
+setup aa
+both 'echo x >"$R/usr/share/aa/extra"; touch -d @1000000000 "$R/usr/share/aa/extra"'
+compare_rm -P aa
+
+CASE="failing prerm"
+setup aa
+both 'touch "$R/fail-prerm-aa"'
+compare_rm -r aa
+
+CASE="failing prerm and postinst abort-remove"
+setup aa
+both 'touch "$R/fail-prerm-aa" "$R/fail-postinst-aa"'
+compare_rm -P aa
+
+CASE="failing postrm remove"
+setup aa
+both 'touch "$R/fail-postrm-aa"'
+compare_rm -r aa
+
+CASE="failing postrm purge"
+setup aa
+compare_rm -r aa
+both 'touch "$R/fail-postrm-aa"'
+compare_rm -P aa
+setup aa
+both 'touch "$R/fail-postrm-aa"'
+compare_rm -P aa
+
+# unpkg killed by aa's postrm, once aa's files are aside, before the
+# record: aa and bb stay half-installed, and the next run finishes their
+# removal from what was moved aside (lists included) as dpkg's one run
+# does.
+CASE="killed before the record, then run again"
+setup aa bb
+touch "$A/kill-postrm-aa"
+"$UNPKG" --root="$A" --refuse-unsafe-io -r bb aa >/dev/null 2>&1 &&
+	check_fail "unpkg -r bb aa went on after it was killed"
+rm "$A/kill-postrm-aa"
+grep -A1 '^Package: aa$' "$A/var/lib/dpkg/status" | grep -q 'half-installed' ||
+	check_fail "aa is not half-installed after the kill"
+"$UNPKG" --root="$A" --refuse-unsafe-io -r bb aa >/dev/null 2>&1 ||
+	check_fail "unpkg -r bb aa run again failed"
+dpkg_in "$B" -r bb aa >/dev/null 2>&1 || hard_error "dpkg -r bb aa failed"
+compare_trees "$A" "$B" "killed, then -r bb aa" log
+compare_dbs "$A" "$B" "killed, then -r bb aa"
+
+CASE="Essential refused, then forced"
+setup ee
+compare_rm -r ee
+compare_rm --force-remove-essential -P ee
+
+CASE="Protected refused, then forced"
+setup pp
+compare_rm -P pp
+compare_rm --force-remove-protected -r pp
+
+CASE="dependency refused, then --force-depends"
+setup aa bb
+compare_rm -r aa
+compare_rm --force-depends -r aa
+
+CASE="packages that are not installed"
+setup aa
+compare_rm -r zz
+compare_rm -P aa
+compare_rm -r aa
+compare_rm -P aa
+
+# apt names packages with their architecture
+CASE="a package named with its architecture"
+setup aa
+compare_rm -r aa:all
+compare_rm -P aa:all
+
+CASE="remove of a config-files package, purge of it"
+setup aa
+compare_rm -r aa
+compare_rm -r aa
+compare_rm -P aa
+
+# never configured: no prerm, no Config-Version
+CASE="an unpacked package removed, then purged"
+setup
+both 'dpkg --root="$R" --unpack "$TESTDIR/aa.deb" >/dev/null 2>&1; rm -f "$R/log"'
+compare_rm -r aa
+compare_rm -P aa
+
+CASE="a package with nothing to keep"
+setup nn
+compare_rm -r nn
+compare_rm -P nn
+
+# (dpkg takes the packages of -a in the order of its package table, nn
+# first; aa waits for bb)
+CASE="-a with the selections"
+setup aa bb nn
+both 'printf "aa purge\nbb deinstall\nnn deinstall\n" | dpkg --root="$R" --set-selections'
+compare_rm -r -a
+compare_rm -P -a
+
+CASE="a file trigger activated by the removal"
+setup tt aa
+TRIGPROC_CUT=1 compare_rm -r aa
+
+exit $((TEST_FAILURES > 0))
