@@ -63,9 +63,9 @@ static int activate(void *ctx, const char *trigger, const char *key,
 {
 	struct activation *c = ctx;
 	const struct unpkg_db_pkg *ip = unpkg_pkgindex_find_key(c->r->db, key);
-	const char *want, *flag, *status, *pending;
+	const char *want, *flag, *status, *pending, *state;
 	struct unpkg_para para;
-	char value[64], *list = NULL, *text = NULL, *name = NULL;
+	char value[64], *list = NULL, *text = NULL, *name = NULL, *arch = NULL;
 	int ret = -1;
 
 	if (ip == NULL || unpkg_db_pkg_status(ip, &want, &flag, &status) < 0 ||
@@ -79,9 +79,13 @@ static int activate(void *ctx, const char *trigger, const char *key,
 	if (pending != NULL && word_in(pending, trigger))
 		return 0;
 	unpkg_para_init(&para);
-	snprintf(value, sizeof(value), "%s %s triggers-pending", want, flag);
+	/* triggers-awaited if it awaits triggers itself, as dpkg records it */
+	state = unpkg_para_get(&ip->para, "Triggers-Awaited") != NULL
+		? "triggers-awaited" : "triggers-pending";
+	snprintf(value, sizeof(value), "%s %s %s", want, flag, state);
 	if (unpkg_para_copy(&para, &ip->para, err) < 0 ||
 	    (name = strdup(ip->name)) == NULL ||
+	    (arch = strdup(ip->arch)) == NULL ||
 	    asprintf(&list, "%s%s%s", trigger, pending != NULL ? " " : "",
 		     pending != NULL ? pending : "") < 0 ||
 	    unpkg_para_set(&para, "Status", value, err) < 0 ||
@@ -91,10 +95,18 @@ static int activate(void *ctx, const char *trigger, const char *key,
 			unpkg_err_nomem(err);
 		goto out;
 	}
-	ret = run_put(c->r, name, ip->arch[0] != '\0' ? ip->arch : NULL, text,
-		      err);
+	/* a new state is reported, as dpkg reports it (the trigger
+	 * processing at the end of the run takes the packages in the order
+	 * of these reports) */
+	ret = strcmp(status, state) == 0
+	      ? run_put(c->r, name, arch[0] != '\0' ? arch : NULL, text, err)
+	      : run_put_reported(c->r, name, arch[0] != '\0' ? arch : NULL,
+				 text, key, arch,
+				 unpkg_para_get(&para, "Version"), state,
+				 err);
 out:
 	free(name);
+	free(arch);
 	free(list);
 	free(text);
 	unpkg_para_destroy(&para);

@@ -28,6 +28,7 @@
 #include "dpkgcfg.h"
 #include "force.h"
 #include "install.h"
+#include "trigproc.h"
 
 enum {
 	EXIT_PKG_ERROR = 1,	/* a package failed, as in dpkg */
@@ -48,12 +49,13 @@ enum arg {
 enum handler {
 	BY_UNPKG_INSTALL,	/* -i: unpack and configure in-process */
 	BY_UNPKG_UNPACK,	/* --unpack in-process */
+	BY_UNPKG_TRIGGERS,	/* --triggers-only in-process */
 	BY_DPKG,		/* stock dpkg, with the same arguments */
 };
 
 enum opt_id {
 	/* actions */
-	A_INSTALL, A_UNPACK, A_DPKG,
+	A_INSTALL, A_UNPACK, A_TRIGGERS, A_DPKG,
 	/* answered at once */
 	I_HELP, I_VERSION,
 	/* options */
@@ -91,7 +93,7 @@ static const struct opt_info opts[] = {
 	ACT("unpack", 0, A_UNPACK, BY_UNPKG_UNPACK),
 	DPKG_ACT("record-avail", 'A'),
 	DPKG_ACT("configure", 0),
-	DPKG_ACT("triggers-only", 0),
+	ACT("triggers-only", 0, A_TRIGGERS, BY_UNPKG_TRIGGERS),
 	DPKG_ACT("remove", 'r'),
 	DPKG_ACT("purge", 'P'),
 	DPKG_ACT("verify", 'V'),
@@ -206,6 +208,7 @@ struct cli {
 	unsigned int force_named;	/* ... of them switched on by name */
 	int abort_after;
 	int no_triggers;
+	int pending;			/* -a, --pending */
 	int auto_deconfigure;
 	const char *needs_dpkg;		/* an option only dpkg implements */
 	struct strlist pre_invoke, post_invoke, path_filters, status_loggers;
@@ -217,6 +220,10 @@ struct cli {
 	char *logfile;
 	int log_fd;
 	int status_broken;		/* a status write failed */
+	/* the packages whose triggers the action activated, in the order
+	 * of their reports, for the processing at its end */
+	struct strlist activated;
+	struct strlist run_pkgs;	/* the packages it processed */
 	/* names of what failed, for dpkg's closing summary */
 	char **failed;
 	size_t nfailed;
@@ -446,37 +453,6 @@ static void exec_dpkg(char **argv)
 	fflush(NULL);
 	execv(dpkg, argv);
 	die("cannot run dpkg (%s): %s", dpkg, strerror(errno));
-}
-
-/* Process the triggers the run activated, as dpkg does at the end of
- * --install and --unpack: stock dpkg's --triggers-only --pending on the
- * same database (it incorporates triggers/Unincorp and runs the
- * postinsts).  Returns its exit status, or -1 if it could not run. */
-static int run_dpkg_triggers(const struct cli *cli)
-{
-	char *argv[] = {
-		NULL, xasprintf("--instdir=%s", cli->instdir),
-		xasprintf("--admindir=%s", cli->admindir),
-		(char *)"--triggers-only", (char *)"--pending", NULL,
-	};
-	int status = -1;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		exec_dpkg(argv);
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	free(argv[1]);
-	free(argv[2]);
-	if (pid < 0 || status < 0) {
-		fprintf(stderr, "unpkg: error: cannot run dpkg to process "
-			"triggers: %s\n", strerror(errno));
-		return -1;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* --- parsing ----------------------------------------------------------------- */
@@ -856,6 +832,7 @@ static void apply_item(struct cli *cli, const struct item *x)
 	switch ((enum opt_id)x->oi->id) {
 	case A_INSTALL:
 	case A_UNPACK:
+	case A_TRIGGERS:
 	case A_DPKG:
 	case I_HELP:
 	case I_VERSION:
@@ -909,6 +886,7 @@ static void apply_item(struct cli *cli, const struct item *x)
 		cli->recursive = 1;
 		break;
 	case OPT_PENDING:
+		cli->pending = 1;
 		break;
 	case OPT_NO_TRIGGERS:
 		cli->no_triggers = 1;
@@ -1123,6 +1101,33 @@ static void print_error(struct cli *cli, const char *what, const char *msg)
 	note_failure(cli, what);
 }
 
+/* Is `pkg` a package this action installed or configured? */
+static int in_run(const struct cli *cli, const char *pkg)
+{
+	size_t i;
+
+	for (i = 0; i < cli->run_pkgs.n; i++)
+		if (strcmp(cli->run_pkgs.v[i], pkg) == 0)
+			return 1;
+	return 0;
+}
+
+/* A package whose triggers were activated (its state reported as
+ * triggers-pending or triggers-awaited), once. */
+static void note_activated(struct cli *cli, const char *pkg,
+			   const char *status)
+{
+	size_t i;
+
+	if (strcmp(status, "triggers-pending") != 0 &&
+	    strcmp(status, "triggers-awaited") != 0)
+		return;
+	for (i = 0; i < cli->activated.n; i++)
+		if (strcmp(cli->activated.v[i], pkg) == 0)
+			return;
+	strlist_add(&cli->activated, pkg);
+}
+
 static void on_event(void *ctx, const struct unpkg_event *ev)
 {
 	struct cli *cli = ctx;
@@ -1152,6 +1157,7 @@ static void on_event(void *ctx, const struct unpkg_event *ev)
 	case UNPKG_EV_STATUS:
 		if (ev->package == NULL || ev->status == NULL)
 			break;
+		note_activated(cli, ev->package, ev->status);
 		status_line(cli, "status: %s: %s", ev->package, ev->status);
 		name = log_name(ev);
 		log_line(cli, "status %s %s %s", ev->status, name,
@@ -1164,8 +1170,15 @@ static void on_event(void *ctx, const struct unpkg_event *ev)
 		status_line(cli, "processing: %s: %s", ev->action,
 			    ev->package);
 		name = log_name(ev);
+		/* dpkg logs the version of the archive of a package of the
+		 * run as its available one */
 		log_line(cli, "%s %s %s %s", ev->action, name,
-			 OR_NONE(ev->old_version), OR_NONE(ev->version));
+			 OR_NONE(ev->old_version),
+			 ev->version == NULL && in_run(cli, ev->package)
+			 ? OR_NONE(ev->old_version) : OR_NONE(ev->version));
+		if (strcmp(ev->action, "trigproc") != 0 &&
+		    !in_run(cli, ev->package))
+			strlist_add(&cli->run_pkgs, ev->package);
 		free(name);
 		break;
 	case UNPKG_EV_CONFFILE:
@@ -1568,6 +1581,105 @@ static void finish_outputs(struct cli *cli)
 		close(cli->log_fd);
 }
 
+/* The options of the library's run from the command line's. */
+static void fill_opts(struct cli *cli, struct unpkg_install_opts *o,
+		      struct unpkg_stats *stats)
+{
+	static struct unpkg_events events;
+
+	events.fn = on_event;
+	events.ctx = cli;
+	o->instdir = cli->instdir;
+	o->admindir = cli->admindir;
+	o->sync_auto = cli->sync == SYNC_AUTO;
+	o->sync = o->sync_auto ? UNPKG_SYNC_DPKG
+			       : (enum unpkg_sync_mode)cli->sync;
+	o->dirty_max_kib = dirty_max_kib();
+	o->frontend_lock = getenv("DPKG_FRONTEND_LOCKED") == NULL;
+	o->force = cli->force;
+	o->abort_after = (unsigned int)cli->abort_after;
+	o->auto_deconfigure = cli->auto_deconfigure;
+	/* asked on a terminal, as dpkg asks; without one the local file is
+	 * kept (dpkg would read the answer from stdin, or fail) */
+	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+		o->conffile_ask = ask_conffile;
+		o->conffile_ask_ctx = cli;
+	}
+	o->events = &events;
+	o->stats = stats;
+}
+
+/* dpkg's closing summary of what failed. */
+static void print_failed(struct cli *cli)
+{
+	size_t k;
+
+	if (cli->nfailed == 0)
+		return;
+	fputs("Errors were encountered while processing:\n", stderr);
+	for (k = 0; k < cli->nfailed; k++)
+		fprintf(stderr, " %s\n", cli->failed[k]);
+	for (k = 0; k < cli->nfailed; k++)
+		free(cli->failed[k]);
+	cli->nfailed = 0;
+}
+
+/* The trigger processing at the end of an action that ran maintainer
+ * scripts or activated triggers (dpkg's deferred processing), in-process:
+ * `failed` packages failed before it; returns the new count, or -1. */
+static int process_triggers(struct cli *cli,
+			    const struct unpkg_install_opts *o, int failed)
+{
+	static const char *const none[1];
+	struct unpkg_err err;
+	int n;
+
+	unpkg_err_init(&err);
+	n = unpkg_trigproc(o, cli->activated.n > 0
+			   ? (const char *const *)cli->activated.v : none,
+			   cli->activated.n, UNPKG_TRIGPROC_DEFERRED, &err);
+	if (n < 0) {
+		fflush(stdout);
+		fprintf(stderr, "unpkg: error: processing triggers: %s\n",
+			err.msg);
+		return -1;
+	}
+	return failed + n;
+}
+
+/* --triggers-only PKG... | -a: dpkg's action, in-process. */
+static int triggers_only(struct cli *cli, const struct unpkg_install_opts *o,
+			 const char *const *names, size_t n)
+{
+	struct unpkg_err err;
+	int failed;
+
+	if (cli->pending && n > 0)
+		die_usage("--triggers-only --pending does not take any "
+			  "non-option arguments");
+	if (!cli->pending && n == 0)
+		die_usage("--triggers-only needs at least one package name "
+			  "argument");
+	if (geteuid() != 0 && !(cli->force & UNPKG_FORCE_NOT_ROOT))
+		die("requested operation requires superuser privilege");
+	export_env(cli);
+	open_outputs(cli);
+	run_hooks(&cli->pre_invoke, "triggers-only");
+	log_line(cli, "startup packages triggers-only");
+	unpkg_err_init(&err);
+	failed = unpkg_trigproc(o, names, n, cli->pending
+				? UNPKG_TRIGPROC_PENDING : UNPKG_TRIGPROC_NAMES,
+				&err);
+	if (failed < 0) {
+		fflush(stdout);
+		fprintf(stderr, "unpkg: error: %s\n", err.msg);
+		return EXIT_FATAL;
+	}
+	print_failed(cli);
+	run_hooks(&cli->post_invoke, "triggers-only");
+	return cli->status_broken ? EXIT_FATAL : failed > 0 ? EXIT_PKG_ERROR : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli = {
@@ -1634,12 +1746,20 @@ int main(int argc, char **argv)
 		die_usage("need an action option");
 	cli.action = action;
 	cli.action_name = action->oi->id == A_INSTALL ? "--install"
+			  : action->oi->id == A_TRIGGERS ? "--triggers-only"
 			  : "--unpack";
-	if (cli.needs_dpkg == NULL && !(cli.force & UNPKG_FORCE_DOWNGRADE))
+	if (cli.needs_dpkg == NULL && !(cli.force & UNPKG_FORCE_DOWNGRADE) &&
+	    action->oi->id != A_TRIGGERS)
 		cli.needs_dpkg = "refuse-downgrade";
 	if (cli.needs_dpkg != NULL)
 		exec_dpkg(argv);
 	warn_strict_forces(&cli);
+	fill_opts(&cli, &o, &stats);
+	if (action->oi->id == A_TRIGGERS) {
+		ret = triggers_only(&cli, &o, (const char *const *)argv + first,
+				    (size_t)(argc - first));
+		goto done;
+	}
 
 	if (first >= argc)
 		die_usage(cli.recursive ? "%s --recursive needs at least one "
@@ -1679,38 +1799,18 @@ int main(int argc, char **argv)
 	run_hooks(&cli.pre_invoke, action->oi->name);
 	log_line(&cli, "startup archives %s", action->oi->name);
 
-	o.instdir = cli.instdir;
-	o.admindir = cli.admindir;
-	o.sync_auto = cli.sync == SYNC_AUTO;
-	o.sync = o.sync_auto ? UNPKG_SYNC_DPKG : (enum unpkg_sync_mode)cli.sync;
-	o.dirty_max_kib = dirty_max_kib();
 	o.configure = action->oi->id == A_INSTALL;
-	o.frontend_lock = getenv("DPKG_FRONTEND_LOCKED") == NULL;
-	o.force = cli.force;
-	o.abort_after = (unsigned int)cli.abort_after;
-	o.auto_deconfigure = cli.auto_deconfigure;
-	/* asked on a terminal, as dpkg asks; without one the local file is
-	 * kept (dpkg would read the answer from stdin, or fail) */
-	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
-		o.conffile_ask = ask_conffile;
-		o.conffile_ask_ctx = &cli;
-	}
-	o.events = &(struct unpkg_events){ .fn = on_event, .ctx = &cli };
-	o.stats = &stats;
 	unpkg_err_init(&err);
 	started = unpkg_now();
 	failed = unpkg_install(&o, (const char *const *)debs.v, debs.n, &err);
 	if (failed < 0) {
 		fflush(stdout);
 		fprintf(stderr, "unpkg: error: %s\n", err.msg);
-	} else if (cli.nfailed > 0) {
-		fputs("Errors were encountered while processing:\n", stderr);
-		for (k = 0; k < cli.nfailed; k++)
-			fprintf(stderr, " %s\n", cli.failed[k]);
 	}
-	if (failed >= 0 && stats.triggers_activated && !cli.no_triggers &&
-	    run_dpkg_triggers(&cli) != 0 && failed == 0)
-		failed = 1;
+	if (failed >= 0 && !cli.no_triggers)
+		failed = process_triggers(&cli, &o, failed);
+	if (failed >= 0)
+		print_failed(&cli);
 	if (cli.stats)
 		print_stats(&cli, &stats, unpkg_now() - started);
 	if (failed >= 0)
@@ -1718,6 +1818,7 @@ int main(int argc, char **argv)
 	ret = failed < 0 || cli.status_broken ? EXIT_FATAL
 	      : failed > 0 ? EXIT_PKG_ERROR : 0;
 
+done:
 	finish_outputs(&cli);
 	for (k = 0; k < cli.nfailed; k++)
 		free(cli.failed[k]);
@@ -1731,6 +1832,8 @@ int main(int argc, char **argv)
 	strlist_free(&cli.post_invoke);
 	strlist_free(&cli.path_filters);
 	strlist_free(&cli.status_loggers);
+	strlist_free(&cli.activated);
+	strlist_free(&cli.run_pkgs);
 	strlist_free(&debs);
 	items_free(&args);
 	items_free(&conf);
