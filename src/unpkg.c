@@ -1624,16 +1624,24 @@ static void print_failed(struct cli *cli)
 	cli->nfailed = 0;
 }
 
-/* The trigger processing at the end of an action that ran maintainer
- * scripts or activated triggers (dpkg's deferred processing), in-process:
+/* The trigger processing at the end of an action that activated triggers
+ * or whose scripts did (dpkg's deferred processing), in-process:
  * `failed` packages failed before it; returns the new count, or -1. */
 static int process_triggers(struct cli *cli,
 			    const struct unpkg_install_opts *o, int failed)
 {
 	static const char *const none[1];
 	struct unpkg_err err;
-	int n;
+	struct stat st;
+	char *unincorp;
+	int n, scripts;
 
+	/* nothing activated, and nothing from dpkg-trigger: no run */
+	unincorp = xasprintf("%s/triggers/Unincorp", cli->admindir);
+	scripts = stat(unincorp, &st) == 0 && st.st_size > 0;
+	free(unincorp);
+	if (cli->activated.n == 0 && !scripts)
+		return failed;
 	unpkg_err_init(&err);
 	n = unpkg_trigproc(o, cli->activated.n > 0
 			   ? (const char *const *)cli->activated.v : none,

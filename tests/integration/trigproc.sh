@@ -61,6 +61,7 @@ tp_pkg dep 'interest td' '' 'Depends: lib'
 tp_pkg lib ''
 tp_pkg kdep 'activate td'
 tp_pkg self 'interest ts' "[ \"\$1\" != configure ] || $(unincorp ts)"
+tp_pkg nself '' "[ \"\$1\" != configure ] || $(unincorp nt)"
 
 A=$TESTDIR/unpkg B=$TESTDIR/dpkg
 
@@ -146,7 +147,7 @@ step() {
 	CMP_OWNED_MTIMES=1 compare_trees "$A" "$B" "$what" log
 	compare_dbs "$A" "$B" "$what"
 	compare_queries "$A" "$B" "$what" ta tb tc act watch files nwatch \
-		nact nact2 bad kbad cx cy kick dep lib kdep self
+		nact nact2 bad kbad cx cy kick dep lib kdep self nself
 }
 
 D=$TESTDIR
@@ -186,6 +187,7 @@ twins -i "$D/ta.deb" "$D/tb.deb" "$D/tc.deb"
 step "at the end of --install" -i "$D/act.deb"
 step "at the end of --install, file trigger" -i "$D/watch.deb" "$D/files.deb"
 step "a script's dpkg-trigger at the end of --install" -i "$D/self.deb"
+step "... of an interest-noawait" -i "$D/nwatch.deb" "$D/nself.deb"
 step "at the end of --unpack" --unpack "$D/act.deb"
 step "--unpack --no-triggers" --no-triggers --unpack "$D/act.deb" "$D/files.deb"
 step "then --triggers-only -a" --triggers-only -a
