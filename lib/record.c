@@ -120,7 +120,13 @@ static int activate_declared(void *ctx, int act, const char *name,
 
 	if (!act)
 		return 0;
-	c->noawait = noawait;
+	/* dpkg records these before the package leaves its old state: one
+	 * new to the system (not-installed, config-files) awaits nothing
+	 * (its await is dropped with that state), unless -i configures it,
+	 * where dpkg activates them again and it awaits them */
+	c->noawait = noawait ||
+		     (c->p->old_state <= UNPKG_STATUS_CONFIG_FILES &&
+		      !c->r->o->configure);
 	return unpkg_triggers_interested(c->r->trig, name, activate, c, err);
 }
 

@@ -232,18 +232,23 @@ struct cli {
 static const char usage_text[] =
 	"Usage: unpkg [<option>...] -i|--install <file.deb>... | -R <dir>...\n"
 	"       unpkg [<option>...] --unpack <file.deb>... | -R <dir>...\n"
+	"       unpkg [<option>...] --triggers-only <package>... | -a\n"
 	"       unpkg [<option>...] <any other dpkg action>...\n"
 	"\n"
 	"Install Debian packages the way dpkg does, into the same database,\n"
 	"made durable with a few device cache flushes per run.  unpkg takes\n"
-	"dpkg's command line; it carries out --install and --unpack itself\n"
-	"and hands every other action (--configure, --remove, --purge, -l,\n"
-	"-s, -L, -S, --print-architecture, ...) to stock dpkg ($UNPKG_DPKG,\n"
-	"default " DEFAULT_DPKG ") with the same arguments.\n"
+	"dpkg's command line; it carries out --install, --unpack and\n"
+	"--triggers-only itself (and the trigger processing at the end of\n"
+	"a run) and hands every other action (--configure, --remove,\n"
+	"--purge, -l, -s, -L, -S, --print-architecture, ...) to stock dpkg\n"
+	"($UNPKG_DPKG, default " DEFAULT_DPKG ") with the same arguments.\n"
 	"\n"
 	"Actions carried out by unpkg:\n"
 	"  -i, --install <file.deb>...  unpack and configure the packages\n"
 	"      --unpack <file.deb>...   unpack only (status \"unpacked\")\n"
+	"      --triggers-only <package>... | -a, --pending\n"
+	"                               process the pending triggers of\n"
+	"                               the packages, or of all\n"
 	"\n"
 	"Options:\n"
 	"      --root=<dir>        install under <dir>, database in\n"
@@ -280,6 +285,7 @@ static const char usage_text[] =
 	"      --version           show the version and exit\n"
 	"\n"
 	"      --no-triggers       leave the triggers the run activates pending\n"
+	"                          (else unpkg processes them at its end)\n"
 	"      --abort-after=<n>   stop after n failed packages (default 50)\n"
 	"  -B, --auto-deconfigure  deconfigure a package the new one Breaks\n"
 	"\n"
@@ -1660,6 +1666,7 @@ static int triggers_only(struct cli *cli, const struct unpkg_install_opts *o,
 			 const char *const *names, size_t n)
 {
 	struct unpkg_err err;
+	double started;
 	int failed;
 
 	if (cli->pending && n > 0)
@@ -1675,9 +1682,12 @@ static int triggers_only(struct cli *cli, const struct unpkg_install_opts *o,
 	run_hooks(&cli->pre_invoke, "triggers-only");
 	log_line(cli, "startup packages triggers-only");
 	unpkg_err_init(&err);
+	started = unpkg_now();
 	failed = unpkg_trigproc(o, names, n, cli->pending
 				? UNPKG_TRIGPROC_PENDING : UNPKG_TRIGPROC_NAMES,
 				&err);
+	if (cli->stats)
+		print_stats(cli, o->stats, unpkg_now() - started);
 	if (failed < 0) {
 		fflush(stdout);
 		fprintf(stderr, "unpkg: error: %s\n", err.msg);

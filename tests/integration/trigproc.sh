@@ -176,11 +176,11 @@ step "again, half-configured now" --triggers-only -a
 twins -i "$D/cx.deb" "$D/cy.deb" ';;' --no-triggers -i "$D/kick.deb"
 step "a trigger cycle" --triggers-only -a
 
-twins -i "$D/lib.deb" "$D/dep.deb" ';;' --no-triggers -i "$D/kdep.deb" \
-	';;' --unpack "$D/lib.deb"
+twins -i "$D/lib.deb" "$D/dep.deb" ';;' --unpack "$D/lib.deb"
+step "dependencies not configured at the end of --unpack: left pending" \
+	--unpack "$D/kdep.deb"
 step "dependencies not configured, -a" --triggers-only -a
 step "dependencies not configured, by name" --triggers-only dep
-step "at the end of --unpack: left pending" --unpack "$D/kdep.deb"
 step "configured, then processed" --configure lib
 
 twins -i "$D/ta.deb" "$D/tb.deb" "$D/tc.deb"
