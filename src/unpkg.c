@@ -1631,10 +1631,13 @@ static void print_failed(struct cli *cli)
 }
 
 /* The trigger processing at the end of an action that activated triggers
- * or whose scripts did (dpkg's deferred processing), in-process:
- * `failed` packages failed before it; returns the new count, or -1. */
+ * or whose scripts did (dpkg's deferred processing), in-process: of the
+ * packages the action activated, or with `all` (the end of --configure,
+ * as dpkg) of every package with triggers pending.  `failed` packages
+ * failed before it; returns the new count, or -1. */
 static int process_triggers(struct cli *cli,
-			    const struct unpkg_install_opts *o, int failed)
+			    const struct unpkg_install_opts *o, int all,
+			    int failed)
 {
 	static const char *const none[1];
 	struct unpkg_err err;
@@ -1646,10 +1649,10 @@ static int process_triggers(struct cli *cli,
 	unincorp = xasprintf("%s/triggers/Unincorp", cli->admindir);
 	scripts = stat(unincorp, &st) == 0 && st.st_size > 0;
 	free(unincorp);
-	if (cli->activated.n == 0 && !scripts)
+	if (cli->activated.n == 0 && !scripts && !all)
 		return failed;
 	unpkg_err_init(&err);
-	n = unpkg_trigproc(o, cli->activated.n > 0
+	n = unpkg_trigproc(o, all ? NULL : cli->activated.n > 0
 			   ? (const char *const *)cli->activated.v : none,
 			   cli->activated.n, UNPKG_TRIGPROC_DEFERRED, &err);
 	if (n < 0) {
@@ -1826,7 +1829,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "unpkg: error: %s\n", err.msg);
 	}
 	if (failed >= 0 && !cli.no_triggers)
-		failed = process_triggers(&cli, &o, failed);
+		failed = process_triggers(&cli, &o, 0, failed);
 	if (failed >= 0)
 		print_failed(&cli);
 	if (cli.stats)
