@@ -60,7 +60,6 @@ struct tpr {
 	size_t nsnaps, tortoise;
 	int tortoise_advance;
 	int failed;
-	int unincorp_seen;	/* Unincorp had activations */
 };
 
 /* --- small helpers -------------------------------------------------------- */
@@ -568,7 +567,6 @@ static int incorporate(struct tpr *t, struct unpkg_err *err)
 	}
 	if (unpkg_unincorp_parse(buf, len, incorp_line, t, err) < 0)
 		goto out;
-	t->unincorp_seen = 1;
 	if (store_all(t, err) < 0 ||
 	    (t->r.db_dirty && run_write_db(&t->r, err) < 0) ||
 	    empty_unincorp(t, err) < 0)

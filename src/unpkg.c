@@ -83,7 +83,7 @@ struct opt_info {
 #define DPKG_ACT(n, l) { n, l, ARG_NONE, 0, A_DPKG, BY_DPKG }
 #define OPT(n, l, a, id) { n, l, a, 0, id, 0 }
 
-/* dpkg 1.21's command line.  The dispatch of the actions: the two that
+/* dpkg 1.21's command line.  The dispatch of the actions: the three that
  * unpkg implements, and the rest, which stock dpkg carries out on the same
  * database (dpkg itself hands -l/-s/-L/-S/-p to dpkg-query and
  * -b/-c/-e/-I/-f/-x/-X/--*-tarfile to dpkg-deb).  To take over another
