@@ -72,6 +72,8 @@ static int activate(void *ctx, const char *trigger, const char *key,
 	    !unpkg_status_configured(unpkg_db_pkg_state(ip)))
 		return 0;	/* not configured: not interested yet */
 	c->r->stats->triggers_activated = 1;
+	unpkg_event_emit(c->r->o->events, UNPKG_EV_TRIGGERED, key, "%s",
+			 trigger);
 	if (!noawait && !c->noawait && strcmp(key, c->p->key) != 0 &&
 	    add_awaited(c->p, key, err) < 0)
 		return -1;
@@ -95,9 +97,7 @@ static int activate(void *ctx, const char *trigger, const char *key,
 			unpkg_err_nomem(err);
 		goto out;
 	}
-	/* a new state is reported, as dpkg reports it (the trigger
-	 * processing at the end of the run takes the packages in the order
-	 * of these reports) */
+	/* a new state is reported, as dpkg reports it */
 	ret = strcmp(status, state) == 0
 	      ? run_put(c->r, name, arch[0] != '\0' ? arch : NULL, text, err)
 	      : run_put_reported(c->r, name, arch[0] != '\0' ? arch : NULL,

@@ -37,7 +37,7 @@ enum unpkg_trigproc_mode {
 	UNPKG_TRIGPROC_PENDING,
 	/* the end of an action (dpkg's deferred processing): the packages
 	 * `names[0..n)` (the action activated their triggers, in that
-	 * order), or with `names` NULL every package with triggers
+	 * order: its UNPKG_EV_TRIGGERED events), or with `names` NULL every package with triggers
 	 * pending (the end of --configure), and what their scripts
 	 * activate; a package whose dependencies are not satisfied is
 	 * left pending without an error */

@@ -221,7 +221,7 @@ struct cli {
 	int log_fd;
 	int status_broken;		/* a status write failed */
 	/* the packages whose triggers the action activated, in the order
-	 * of their reports, for the processing at its end */
+	 * of their activations, for the processing at its end */
 	struct strlist activated;
 	struct strlist run_pkgs;	/* the packages it processed */
 	/* names of what failed, for dpkg's closing summary */
@@ -1118,16 +1118,11 @@ static int in_run(const struct cli *cli, const char *pkg)
 	return 0;
 }
 
-/* A package whose triggers were activated (its state reported as
- * triggers-pending or triggers-awaited), once. */
-static void note_activated(struct cli *cli, const char *pkg,
-			   const char *status)
+/* A package whose triggers were activated, once. */
+static void note_activated(struct cli *cli, const char *pkg)
 {
 	size_t i;
 
-	if (strcmp(status, "triggers-pending") != 0 &&
-	    strcmp(status, "triggers-awaited") != 0)
-		return;
 	for (i = 0; i < cli->activated.n; i++)
 		if (strcmp(cli->activated.v[i], pkg) == 0)
 			return;
@@ -1163,7 +1158,6 @@ static void on_event(void *ctx, const struct unpkg_event *ev)
 	case UNPKG_EV_STATUS:
 		if (ev->package == NULL || ev->status == NULL)
 			break;
-		note_activated(cli, ev->package, ev->status);
 		status_line(cli, "status: %s: %s", ev->package, ev->status);
 		name = log_name(ev);
 		log_line(cli, "status %s %s %s", ev->status, name,
@@ -1186,6 +1180,10 @@ static void on_event(void *ctx, const struct unpkg_event *ev)
 		    !in_run(cli, ev->package))
 			strlist_add(&cli->run_pkgs, ev->package);
 		free(name);
+		break;
+	case UNPKG_EV_TRIGGERED:
+		if (ev->package != NULL)
+			note_activated(cli, ev->package);
 		break;
 	case UNPKG_EV_CONFFILE:
 		if (ev->message == NULL || ev->action == NULL)

@@ -183,6 +183,9 @@ step "dependencies not configured, -a" --triggers-only -a
 step "dependencies not configured, by name" --triggers-only dep
 step "configured, then processed" --configure lib
 
+twins -i "$D/ta.deb" "$D/tb.deb" "$D/tc.deb" ';;' --no-triggers -i "$D/act.deb"
+step "at the end of --install, triggers pending before" -i "$D/act.deb"
+
 twins -i "$D/ta.deb" "$D/tb.deb" "$D/tc.deb"
 step "at the end of --install" -i "$D/act.deb"
 step "at the end of --install, file trigger" -i "$D/watch.deb" "$D/files.deb"
