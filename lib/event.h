@@ -42,6 +42,10 @@ enum unpkg_event_kind {
 				 * administrator and the package changed it
 				 * (dpkg's question, asked or answered by an
 				 * option) */
+	UNPKG_EV_TRIGGERED,	/* a trigger (message) of configured package
+				 * `package` was activated: dpkg queues the
+				 * package for the trigger processing at the
+				 * end of the action; no output of its own */
 };
 
 struct unpkg_event {

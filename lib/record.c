@@ -22,8 +22,6 @@ struct activation {
 	struct run *r;
 	struct pkg *p;		/* the package that activates */
 	int noawait;		/* the activation does not await */
-	int report;		/* a status line for each package made
-				 * triggers-pending */
 };
 
 
@@ -65,15 +63,17 @@ static int activate(void *ctx, const char *trigger, const char *key,
 {
 	struct activation *c = ctx;
 	const struct unpkg_db_pkg *ip = unpkg_pkgindex_find_key(c->r->db, key);
-	const char *want, *flag, *status, *pending;
+	const char *want, *flag, *status, *pending, *state;
 	struct unpkg_para para;
-	char value[64], *list = NULL, *text = NULL, *name = NULL;
+	char value[64], *list = NULL, *text = NULL, *name = NULL, *arch = NULL;
 	int ret = -1;
 
 	if (ip == NULL || unpkg_db_pkg_status(ip, &want, &flag, &status) < 0 ||
 	    !unpkg_status_configured(unpkg_db_pkg_state(ip)))
 		return 0;	/* not configured: not interested yet */
 	c->r->stats->triggers_activated = 1;
+	unpkg_event_emit(c->r->o->events, UNPKG_EV_TRIGGERED, key, "%s",
+			 trigger);
 	if (!noawait && !c->noawait && strcmp(key, c->p->key) != 0 &&
 	    add_awaited(c->p, key, err) < 0)
 		return -1;
@@ -81,9 +81,13 @@ static int activate(void *ctx, const char *trigger, const char *key,
 	if (pending != NULL && word_in(pending, trigger))
 		return 0;
 	unpkg_para_init(&para);
-	snprintf(value, sizeof(value), "%s %s triggers-pending", want, flag);
+	/* triggers-awaited if it awaits triggers itself, as dpkg records it */
+	state = unpkg_para_get(&ip->para, "Triggers-Awaited") != NULL
+		? "triggers-awaited" : "triggers-pending";
+	snprintf(value, sizeof(value), "%s %s %s", want, flag, state);
 	if (unpkg_para_copy(&para, &ip->para, err) < 0 ||
 	    (name = strdup(ip->name)) == NULL ||
+	    (arch = strdup(ip->arch)) == NULL ||
 	    asprintf(&list, "%s%s%s", trigger, pending != NULL ? " " : "",
 		     pending != NULL ? pending : "") < 0 ||
 	    unpkg_para_set(&para, "Status", value, err) < 0 ||
@@ -93,16 +97,16 @@ static int activate(void *ctx, const char *trigger, const char *key,
 			unpkg_err_nomem(err);
 		goto out;
 	}
-	if (c->report && strcmp(status, "triggers-pending") != 0)
-		unpkg_event_pkg_status(c->r->o->events, key,
-				       ip->arch[0] != '\0' ? ip->arch : NULL,
-				       unpkg_para_get(&ip->para, "Version"),
-				       "triggers-pending");
-	/* ip goes with the put */
-	ret = run_put(c->r, name, ip->arch[0] != '\0' ? ip->arch : NULL, text,
-		      err);
+	/* a new state is reported, as dpkg reports it */
+	ret = strcmp(status, state) == 0
+	      ? run_put(c->r, name, arch[0] != '\0' ? arch : NULL, text, err)
+	      : run_put_reported(c->r, name, arch[0] != '\0' ? arch : NULL,
+				 text, key, arch,
+				 unpkg_para_get(&para, "Version"), state,
+				 err);
 out:
 	free(name);
+	free(arch);
 	free(list);
 	free(text);
 	unpkg_para_destroy(&para);
@@ -116,7 +120,13 @@ static int activate_declared(void *ctx, int act, const char *name,
 
 	if (!act)
 		return 0;
-	c->noawait = noawait;
+	/* dpkg records these before the package leaves its old state: one
+	 * new to the system (not-installed, config-files) awaits nothing
+	 * (its await is dropped with that state), unless -i configures it,
+	 * where dpkg activates them again and it awaits them */
+	c->noawait = noawait ||
+		     (c->p->old_state <= UNPKG_STATUS_CONFIG_FILES &&
+		      !c->r->o->configure);
 	return unpkg_triggers_interested(c->r->trig, name, activate, c, err);
 }
 
@@ -131,7 +141,7 @@ static int record_triggers(struct run *r, struct unpkg_err *err)
 	for (i = 0; i < r->npkgs; i++) {
 		struct pkg *p = &r->pkgs[i];
 		const char *text = (const char *)p->triggers.data;
-		struct activation c = { r, p, 0, 0 };
+		struct activation c = { r, p, 0 };
 
 		if (p->state != PKG_EXTRACTED)
 			continue;
@@ -164,7 +174,7 @@ static int record_triggers(struct run *r, struct unpkg_err *err)
 int record_activate_path(struct run *r, struct pkg *p, const char *path,
 			 struct unpkg_err *err)
 {
-	struct activation c = { r, p, 1, 1 };
+	struct activation c = { r, p, 1 };
 
 	return unpkg_triggers_interested(r->trig, path, activate, &c, err);
 }

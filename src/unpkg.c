@@ -31,6 +31,7 @@
 #include "install.h"
 #include "pathfilter.h"
 #include "uninstall.h"
+#include "trigproc.h"
 
 enum {
 	EXIT_PKG_ERROR = 1,	/* a package failed, as in dpkg */
@@ -53,12 +54,14 @@ enum handler {
 	BY_UNPKG_UNPACK,	/* --unpack in-process */
 	BY_UNPKG_CONFIGURE,	/* --configure in-process */
 	BY_UNPKG_REMOVE,	/* --remove, --purge in-process */
+	BY_UNPKG_TRIGGERS,	/* --triggers-only in-process */
 	BY_DPKG,		/* stock dpkg, with the same arguments */
 };
 
 enum opt_id {
 	/* actions */
-	A_INSTALL, A_UNPACK, A_CONFIGURE, A_REMOVE, A_PURGE, A_DPKG,
+	A_INSTALL, A_UNPACK, A_CONFIGURE, A_TRIGGERS, A_REMOVE, A_PURGE,
+	A_DPKG,
 	/* answered at once */
 	I_HELP, I_VERSION,
 	/* options */
@@ -87,17 +90,17 @@ struct opt_info {
 #define OPT(n, l, a, id) { n, l, a, 0, id, 0 }
 
 /* dpkg 1.21's command line.  The dispatch of the actions: those that
- * unpkg implements (-i, --unpack, --configure, -r, -P), and the rest,
- * which stock dpkg carries out on the same database (dpkg itself hands
- * -l/-s/-L/-S/-p to dpkg-query and -b/-c/-e/-I/-f/-x/-X/--*-tarfile to
- * dpkg-deb).  To take over another
+ * unpkg implements (-i, --unpack, --configure, --triggers-only, -r, -P),
+ * and the rest, which stock dpkg carries out on the same database (dpkg
+ * itself hands -l/-s/-L/-S/-p to dpkg-query and -b/-c/-e/-I/-f/-x/-X/
+ * --*-tarfile to dpkg-deb).  To take over another
  * action, give it a handler of its own here and in main(). */
 static const struct opt_info opts[] = {
 	ACT("install", 'i', A_INSTALL, BY_UNPKG_INSTALL),
 	ACT("unpack", 0, A_UNPACK, BY_UNPKG_UNPACK),
 	DPKG_ACT("record-avail", 'A'),
 	ACT("configure", 0, A_CONFIGURE, BY_UNPKG_CONFIGURE),
-	DPKG_ACT("triggers-only", 0),
+	ACT("triggers-only", 0, A_TRIGGERS, BY_UNPKG_TRIGGERS),
 	ACT("remove", 'r', A_REMOVE, BY_UNPKG_REMOVE),
 	ACT("purge", 'P', A_PURGE, BY_UNPKG_REMOVE),
 	DPKG_ACT("verify", 'V'),
@@ -225,6 +228,10 @@ struct cli {
 	char *logfile;
 	int log_fd;
 	int status_broken;		/* a status write failed */
+	/* the packages whose triggers the action activated, in the order
+	 * of their activations, for the processing at its end */
+	struct strlist activated;
+	struct strlist run_pkgs;	/* the packages it processed */
 	/* names of what failed, for dpkg's closing summary */
 	char **failed;
 	size_t nfailed;
@@ -235,12 +242,14 @@ static const char usage_text[] =
 	"       unpkg [<option>...] --unpack <file.deb>... | -R <dir>...\n"
 	"       unpkg [<option>...] --configure <package>... | -a|--pending\n"
 	"       unpkg [<option>...] -r|--remove|-P|--purge <package>... | -a\n"
+	"       unpkg [<option>...] --triggers-only <package>... | -a\n"
 	"       unpkg [<option>...] <any other dpkg action>...\n"
 	"\n"
 	"Install Debian packages the way dpkg does, into the same database,\n"
 	"made durable with a few device cache flushes per run.  unpkg takes\n"
 	"dpkg's command line; it carries out --install, --unpack,\n"
-	"--configure, --remove and --purge itself and hands every other action\n"
+	"--configure, --triggers-only, --remove and --purge itself (and the\n"
+	"trigger processing at the end of a run) and hands every other action\n"
 	"(-l, -s, -L, -S, --print-architecture, ...) to stock dpkg\n"
 	"($UNPKG_DPKG, default " DEFAULT_DPKG ") with the same arguments.\n"
 	"\n"
@@ -254,6 +263,9 @@ static const char usage_text[] =
 	"  -P, --purge <package>...     remove them and their conffiles\n"
 	"  -a, --pending                with -r or -P: the packages selected\n"
 	"                               for deinstall or purge\n"
+	"      --triggers-only <package>... | -a, --pending\n"
+	"                               process the pending triggers of\n"
+	"                               the packages, or of all\n"
 	"\n"
 	"Options:\n"
 	"      --root=<dir>        install under <dir>, database in\n"
@@ -292,6 +304,7 @@ static const char usage_text[] =
 	"      --version           show the version and exit\n"
 	"\n"
 	"      --no-triggers       leave the triggers the run activates pending\n"
+	"                          (else unpkg processes them at its end)\n"
 	"      --abort-after=<n>   stop after n failed packages (default 50)\n"
 	"  -B, --auto-deconfigure  deconfigure a package the new one Breaks\n"
 	"      --path-exclude=<glob>  do not unpack the paths matching <glob>\n"
@@ -468,37 +481,6 @@ static void exec_dpkg(char **argv)
 	fflush(NULL);
 	execv(dpkg, argv);
 	die("cannot run dpkg (%s): %s", dpkg, strerror(errno));
-}
-
-/* Process the triggers the run activated, as dpkg does at the end of
- * --install and --unpack: stock dpkg's --triggers-only --pending on the
- * same database (it incorporates triggers/Unincorp and runs the
- * postinsts).  Returns its exit status, or -1 if it could not run. */
-static int run_dpkg_triggers(const struct cli *cli)
-{
-	char *argv[] = {
-		NULL, xasprintf("--instdir=%s", cli->instdir),
-		xasprintf("--admindir=%s", cli->admindir),
-		(char *)"--triggers-only", (char *)"--pending", NULL,
-	};
-	int status = -1;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		exec_dpkg(argv);
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	free(argv[1]);
-	free(argv[2]);
-	if (pid < 0 || status < 0) {
-		fprintf(stderr, "unpkg: error: cannot run dpkg to process "
-			"triggers: %s\n", strerror(errno));
-		return -1;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* --- parsing ----------------------------------------------------------------- */
@@ -896,6 +878,7 @@ static void apply_item(struct cli *cli, const struct item *x)
 	case A_CONFIGURE:
 	case A_REMOVE:
 	case A_PURGE:
+	case A_TRIGGERS:
 	case A_DPKG:
 	case I_HELP:
 	case I_VERSION:
@@ -1164,6 +1147,28 @@ static void print_error(struct cli *cli, const char *what, const char *msg)
 	note_failure(cli, what);
 }
 
+/* Is `pkg` a package this action installed or configured? */
+static int in_run(const struct cli *cli, const char *pkg)
+{
+	size_t i;
+
+	for (i = 0; i < cli->run_pkgs.n; i++)
+		if (strcmp(cli->run_pkgs.v[i], pkg) == 0)
+			return 1;
+	return 0;
+}
+
+/* A package whose triggers were activated, once. */
+static void note_activated(struct cli *cli, const char *pkg)
+{
+	size_t i;
+
+	for (i = 0; i < cli->activated.n; i++)
+		if (strcmp(cli->activated.v[i], pkg) == 0)
+			return;
+	strlist_add(&cli->activated, pkg);
+}
+
 static void on_event(void *ctx, const struct unpkg_event *ev)
 {
 	struct cli *cli = ctx;
@@ -1205,9 +1210,20 @@ static void on_event(void *ctx, const struct unpkg_event *ev)
 		status_line(cli, "processing: %s: %s", ev->action,
 			    ev->package);
 		name = log_name(ev);
+		/* dpkg logs the version of the archive of a package of the
+		 * run as its available one */
 		log_line(cli, "%s %s %s %s", ev->action, name,
-			 OR_NONE(ev->old_version), OR_NONE(ev->version));
+			 OR_NONE(ev->old_version),
+			 ev->version == NULL && in_run(cli, ev->package)
+			 ? OR_NONE(ev->old_version) : OR_NONE(ev->version));
+		if (strcmp(ev->action, "trigproc") != 0 &&
+		    !in_run(cli, ev->package))
+			strlist_add(&cli->run_pkgs, ev->package);
 		free(name);
+		break;
+	case UNPKG_EV_TRIGGERED:
+		if (ev->package != NULL)
+			note_activated(cli, ev->package);
 		break;
 	case UNPKG_EV_CONFFILE:
 		if (ev->message == NULL || ev->action == NULL)
@@ -1607,6 +1623,121 @@ static void finish_outputs(struct cli *cli)
 		close(cli->log_fd);
 }
 
+/* The options of the library's run from the command line's. */
+static void fill_opts(struct cli *cli, struct unpkg_install_opts *o,
+		      struct unpkg_stats *stats)
+{
+	static struct unpkg_events events;
+
+	events.fn = on_event;
+	events.ctx = cli;
+	o->instdir = cli->instdir;
+	o->admindir = cli->admindir;
+	o->sync_auto = cli->sync == SYNC_AUTO;
+	o->sync = o->sync_auto ? UNPKG_SYNC_DPKG
+			       : (enum unpkg_sync_mode)cli->sync;
+	o->dirty_max_kib = dirty_max_kib();
+	o->frontend_lock = getenv("DPKG_FRONTEND_LOCKED") == NULL;
+	o->force = cli->force;
+	o->abort_after = (unsigned int)cli->abort_after;
+	o->auto_deconfigure = cli->auto_deconfigure;
+	o->path_filter = &cli->path_filter;
+	/* asked on a terminal, as dpkg asks; without one the local file is
+	 * kept (dpkg would read the answer from stdin, or fail) */
+	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+		o->conffile_ask = ask_conffile;
+		o->conffile_ask_ctx = cli;
+	}
+	o->events = &events;
+	o->stats = stats;
+}
+
+/* dpkg's closing summary of what failed. */
+static void print_failed(struct cli *cli)
+{
+	size_t k;
+
+	if (cli->nfailed == 0)
+		return;
+	fputs("Errors were encountered while processing:\n", stderr);
+	for (k = 0; k < cli->nfailed; k++)
+		fprintf(stderr, " %s\n", cli->failed[k]);
+	for (k = 0; k < cli->nfailed; k++)
+		free(cli->failed[k]);
+	cli->nfailed = 0;
+}
+
+/* The trigger processing at the end of an action that activated triggers
+ * or whose scripts did (dpkg's deferred processing), in-process: of the
+ * packages the action activated, or with `all` (the end of --configure,
+ * as dpkg) of every package with triggers pending.  `failed` packages
+ * failed before it; returns the new count, or -1. */
+static int process_triggers(struct cli *cli,
+			    const struct unpkg_install_opts *o, int all,
+			    int failed)
+{
+	static const char *const none[1];
+	struct unpkg_err err;
+	struct stat st;
+	char *unincorp;
+	int n, scripts;
+
+	/* nothing activated, and nothing from dpkg-trigger: no run */
+	unincorp = xasprintf("%s/triggers/Unincorp", cli->admindir);
+	scripts = stat(unincorp, &st) == 0 && st.st_size > 0;
+	free(unincorp);
+	if (cli->activated.n == 0 && !scripts && !all)
+		return failed;
+	unpkg_err_init(&err);
+	n = unpkg_trigproc(o, all ? NULL : cli->activated.n > 0
+			   ? (const char *const *)cli->activated.v : none,
+			   cli->activated.n, UNPKG_TRIGPROC_DEFERRED, &err);
+	if (n < 0) {
+		fflush(stdout);
+		fprintf(stderr, "unpkg: error: processing triggers: %s\n",
+			err.msg);
+		return -1;
+	}
+	return failed + n;
+}
+
+/* --triggers-only PKG... | -a: dpkg's action, in-process. */
+static int triggers_only(struct cli *cli, const struct unpkg_install_opts *o,
+			 const char *const *names, size_t n)
+{
+	struct unpkg_err err;
+	double started;
+	int failed;
+
+	if (cli->pending && n > 0)
+		die_usage("--triggers-only --pending does not take any "
+			  "non-option arguments");
+	if (!cli->pending && n == 0)
+		die_usage("--triggers-only needs at least one package name "
+			  "argument");
+	if (geteuid() != 0 && !(cli->force & UNPKG_FORCE_NOT_ROOT))
+		die("requested operation requires superuser privilege");
+	export_env(cli);
+	open_outputs(cli);
+	run_hooks(&cli->pre_invoke, "triggers-only");
+	log_line(cli, "startup packages triggers-only");
+	unpkg_err_init(&err);
+	started = unpkg_now();
+	failed = unpkg_trigproc(o, names, n, cli->pending
+				? UNPKG_TRIGPROC_PENDING : UNPKG_TRIGPROC_NAMES,
+				&err);
+	if (cli->stats)
+		print_stats(cli, o->stats, unpkg_now() - started);
+	if (failed < 0) {
+		fflush(stdout);
+		fprintf(stderr, "unpkg: error: %s\n", err.msg);
+		return EXIT_FATAL;
+	}
+	print_failed(cli);
+	run_hooks(&cli->post_invoke, "triggers-only");
+	return cli->status_broken ? EXIT_FATAL : failed > 0 ? EXIT_PKG_ERROR : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli = {
@@ -1674,12 +1805,13 @@ int main(int argc, char **argv)
 	cli.action = action;
 	cli.action_name = action->oi->id == A_INSTALL ? "--install"
 			  : action->oi->id == A_CONFIGURE ? "--configure"
+			  : action->oi->id == A_TRIGGERS ? "--triggers-only"
 			  : action->oi->id == A_REMOVE ? "--remove"
 			  : action->oi->id == A_PURGE ? "--purge" : "--unpack";
 	configure = action->oi->id == A_CONFIGURE;
 	removing = action->oi->handler == BY_UNPKG_REMOVE;
-	if (!configure && !removing && cli.needs_dpkg == NULL &&
-	    !(cli.force & UNPKG_FORCE_DOWNGRADE))
+	if (!configure && !removing && action->oi->id != A_TRIGGERS &&
+	    cli.needs_dpkg == NULL && !(cli.force & UNPKG_FORCE_DOWNGRADE))
 		cli.needs_dpkg = "refuse-downgrade";
 	if (cli.needs_dpkg != NULL)
 		exec_dpkg(argv);
@@ -1688,6 +1820,12 @@ int main(int argc, char **argv)
 	    (cli.pending ? first < argc : first >= argc))
 		exec_dpkg(argv);
 	warn_strict_forces(&cli);
+	fill_opts(&cli, &o, &stats);
+	if (action->oi->id == A_TRIGGERS) {
+		ret = triggers_only(&cli, &o, (const char *const *)argv + first,
+				    (size_t)(argc - first));
+		goto done;
+	}
 
 	if (removing && cli.pending && first < argc)
 		die_usage("%s --pending does not take any non-option "
@@ -1735,25 +1873,7 @@ int main(int argc, char **argv)
 		 configure || removing ? "packages" : "archives",
 		 action->oi->name);
 
-	o.instdir = cli.instdir;
-	o.admindir = cli.admindir;
-	o.sync_auto = cli.sync == SYNC_AUTO;
-	o.sync = o.sync_auto ? UNPKG_SYNC_DPKG : (enum unpkg_sync_mode)cli.sync;
-	o.dirty_max_kib = dirty_max_kib();
 	o.configure = action->oi->id == A_INSTALL;
-	o.frontend_lock = getenv("DPKG_FRONTEND_LOCKED") == NULL;
-	o.force = cli.force;
-	o.abort_after = (unsigned int)cli.abort_after;
-	o.auto_deconfigure = cli.auto_deconfigure;
-	o.path_filter = &cli.path_filter;
-	/* asked on a terminal, as dpkg asks; without one the local file is
-	 * kept (dpkg would read the answer from stdin, or fail) */
-	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
-		o.conffile_ask = ask_conffile;
-		o.conffile_ask_ctx = &cli;
-	}
-	o.events = &(struct unpkg_events){ .fn = on_event, .ctx = &cli };
-	o.stats = &stats;
 	unpkg_err_init(&err);
 	started = unpkg_now();
 	failed = configure
@@ -1767,16 +1887,14 @@ int main(int argc, char **argv)
 	if (failed < 0) {
 		fflush(stdout);
 		fprintf(stderr, "unpkg: error: %s\n", err.msg);
-	} else if (cli.nfailed > 0) {
-		fputs("Errors were encountered while processing:\n", stderr);
-		for (k = 0; k < cli.nfailed; k++)
-			fprintf(stderr, " %s\n", cli.failed[k]);
 	}
-	/* (--configure --pending asks for the triggers waiting in the
-	 * database too, as dpkg's processes them) */
-	if (failed >= 0 && !cli.no_triggers && stats.triggers_activated &&
-	    run_dpkg_triggers(&cli) != 0 && failed == 0)
-		failed = 1;
+	/* (--configure --pending processes the triggers waiting in the
+	 * database too, as dpkg's does) */
+	if (failed >= 0 && !cli.no_triggers)
+		failed = process_triggers(&cli, &o, configure && cli.pending,
+					  failed);
+	if (failed >= 0)
+		print_failed(&cli);
 	if (cli.stats)
 		print_stats(&cli, &stats, unpkg_now() - started);
 	if (failed >= 0)
@@ -1784,6 +1902,7 @@ int main(int argc, char **argv)
 	ret = failed < 0 || cli.status_broken ? EXIT_FATAL
 	      : failed > 0 ? EXIT_PKG_ERROR : 0;
 
+done:
 	finish_outputs(&cli);
 	for (k = 0; k < cli.nfailed; k++)
 		free(cli.failed[k]);
@@ -1797,6 +1916,8 @@ int main(int argc, char **argv)
 	strlist_free(&cli.post_invoke);
 	unpkg_pathfilter_destroy(&cli.path_filter);
 	strlist_free(&cli.status_loggers);
+	strlist_free(&cli.activated);
+	strlist_free(&cli.run_pkgs);
 	strlist_free(&debs);
 	items_free(&args);
 	items_free(&conf);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # triggers.sh - dpkg's triggers: interests recorded when a package is
 # unpacked, file triggers and declared activations, processed at the end
-# of the run (by stock dpkg's --triggers-only) or, with --no-triggers, by a
+# of the run (by unpkg itself, as dpkg does) or, with --no-triggers, by a
 # later dpkg --configure --pending, as apt runs it.  Each step is done with
 # unpkg in one root and with dpkg in its twin; the postinst calls, the
 # trees, the whole databases and dpkg's view of them must agree.
