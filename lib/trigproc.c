@@ -136,6 +136,19 @@ static int strv_split(const char *list, char ***v, size_t *n,
 	return 0;
 }
 
+/* Reverse the `n` strings of `v` in place. */
+static void strv_reverse(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n / 2; i++) {
+		char *x = v[i];
+
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = x;
+	}
+}
+
 static char *strv_join(char *const *v, size_t n)
 {
 	struct unpkg_buf b = { 0 };
@@ -405,6 +418,10 @@ static int load(struct tpr *t, struct unpkg_err *err)
 		    strv_split(unpkg_para_get(&dp->para, "Triggers-Awaited"),
 			       &p->aw, &p->naw, err) < 0)
 			return -1;
+		/* dpkg reads the field word by word onto the front of its
+		 * list, and names the triggers to the postinst, and writes
+		 * them back, from the front */
+		strv_reverse(p->pend, p->npend);
 	}
 	for (i = 0; i < t->n; i++)
 		t->order[i] = i;

@@ -1216,7 +1216,8 @@ static void on_event(void *ctx, const struct unpkg_event *ev)
 			 OR_NONE(ev->old_version),
 			 ev->version == NULL && in_run(cli, ev->package)
 			 ? OR_NONE(ev->old_version) : OR_NONE(ev->version));
-		if (strcmp(ev->action, "trigproc") != 0 &&
+		if ((strcmp(ev->action, "install") == 0 ||
+		     strcmp(ev->action, "upgrade") == 0) &&
 		    !in_run(cli, ev->package))
 			strlist_add(&cli->run_pkgs, ev->package);
 		free(name);
@@ -1888,11 +1889,10 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		fprintf(stderr, "unpkg: error: %s\n", err.msg);
 	}
-	/* (--configure --pending processes the triggers waiting in the
-	 * database too, as dpkg's does) */
+	/* (--configure processes every trigger waiting in the database
+	 * too, as dpkg's does) */
 	if (failed >= 0 && !cli.no_triggers)
-		failed = process_triggers(&cli, &o, configure && cli.pending,
-					  failed);
+		failed = process_triggers(&cli, &o, configure, failed);
 	if (failed >= 0)
 		print_failed(&cli);
 	if (cli.stats)
