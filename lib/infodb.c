@@ -91,9 +91,10 @@ out:
 }
 
 /* An interrupted run moved an old info/ file aside as NAME.dpkg-tmp:
- * put it back where nothing has taken its name, so that it is removed
- * like the rest.  0, or -1 with errno set. */
-int infodb_unmove(int dfd, const char *name)
+ * put it back where nothing has taken its name (with `over`, over what
+ * took it), so that it is removed like the rest.  0, or -1 with errno
+ * set. */
+int infodb_unmove(int dfd, const char *name, int over)
 {
 	size_t len = strlen(name);
 	char *base;
@@ -104,9 +105,9 @@ int infodb_unmove(int dfd, const char *name)
 	base = strndup(name, len - 9);
 	if (base == NULL)
 		return -1;
-	if (faccessat(dfd, base, F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
-	    errno == ENOENT && renameat(dfd, name, dfd, base) < 0 &&
-	    errno != ENOENT)
+	if ((over || (faccessat(dfd, base, F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
+		      errno == ENOENT)) &&
+	    renameat(dfd, name, dfd, base) < 0 && errno != ENOENT)
 		ret = -1;
 	free(base);
 	return ret;
@@ -260,7 +261,7 @@ int infodb_find_obsolete(struct run *r, struct pkg *p,
 	while ((de = readdir(dir)) != NULL)
 		if (strncmp(de->d_name, p->key, klen) == 0 &&
 		    de->d_name[klen] == '.' &&
-		    infodb_unmove(dirfd(dir), de->d_name) < 0) {
+		    infodb_unmove(dirfd(dir), de->d_name, 0) < 0) {
 			closedir(dir);
 			return unpkg_err_sys(err, "cannot restore info/%s",
 					     de->d_name);

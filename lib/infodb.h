@@ -18,8 +18,9 @@ int infodb_stage(struct run *r, const char *key, int dir,
 		 mode_t mode, struct unpkg_err *err);
 
 /* Put back info/NAME, moved aside as NAME.dpkg-tmp by an interrupted
- * run, where nothing has taken its name.  0, or -1 with errno set. */
-int infodb_unmove(int dfd, const char *name);
+ * run, where nothing has taken its name, or with `over` over what took it
+ * (an interrupted removal's new list).  0, or -1 with errno set. */
+int infodb_unmove(int dfd, const char *name, int over);
 
 /* Move the info/KEY.* files aside with the transaction (`dir`: the
  * commit's info/), but the members named in `keep` (NULL-terminated, or

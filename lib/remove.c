@@ -267,7 +267,7 @@ int inst_removal_recover(struct run *r, const char *key, char ***paths,
 	while ((de = readdir(dir)) != NULL)
 		if (strncmp(de->d_name, key, klen) == 0 &&
 		    de->d_name[klen] == '.' &&
-		    infodb_unmove(dirfd(dir), de->d_name) < 0) {
+		    infodb_unmove(dirfd(dir), de->d_name, 1) < 0) {
 			closedir(dir);
 			unpkg_err_sys(err, "cannot restore info/%s", de->d_name);
 			goto out;

@@ -1056,10 +1056,17 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 	if (unpkg_triggers_write(r.trig, 0, &r.stats->fsync, err) < 0)
 		goto out;
 	if (r.db_dirty || r.npkgs > 0) {
-		if (run_finish(&r, &h, err) < 0 ||
-		    (c.staged ? run_db_publish(&r, err)
-			      : r.db_dirty ? run_write_db(&r, err) : 0) < 0)
+		if (run_finish(&r, &h, err) < 0)
+			goto out;	/* the files come back */
+		/* The removals are durable from here on: a failed sync of
+		 * the record must not bring the files back under a status
+		 * that may already say they are gone (the mark stays
+		 * durable: half-installed). */
+		if ((c.staged ? run_db_publish(&r, err)
+			      : r.db_dirty ? run_write_db(&r, err) : 0) < 0) {
+			run_release(&r);
 			goto out;
+		}
 		run_release(&r);
 		for (i = 0; i < r.npkgs; i++)
 			obsolete_late_rmdirs(&r, &r.pkgs[i]);

@@ -19,8 +19,7 @@
 #   configure  unpkg --configure -a, alpha and beta 2.0 unpacked over 1.0
 #              (their conffiles waiting as NAME.dpkg-new)
 #   triggers   unpkg --triggers-only -a, gamma triggers-pending after
-#              alpha 1.0 was installed with --no-triggers (re-run:
-#              --configure -a, see scenario_rerun)
+#              alpha 1.0 was installed with --no-triggers
 #   remove     unpkg --remove alpha beta, 1.0 installed
 #   purge      unpkg --purge alpha beta, 1.0 installed
 # The last four are judged by I1-I3, I6-I8 and the rules S1, S2, S3 of
@@ -340,16 +339,6 @@ scenario_args() {
 	purge) echo "--purge alpha beta" ;;
 	esac
 }
-# scenario_rerun SCENARIO: the arguments of the re-run after a fault, when
-# they are not the run's own: dpkg marks a package half-configured before
-# its postinst processes a trigger, and only --configure finishes such a
-# package (--triggers-only leaves it, and dpkg asks for --configure -a)
-scenario_rerun() {
-	case $1 in
-	triggers) echo "--configure -a" ;;
-	*) scenario_args "$1" ;;
-	esac
-}
 scenario_pkgs() {
 	case $1 in
 	triggers) echo gamma ;;
@@ -420,7 +409,7 @@ prepare_case() {
 	local -a args rerun opts pkgs
 	tpl=$(scenario_template "$scen")
 	read -ra args <<<"$(scenario_args "$scen")"
-	read -ra rerun <<<"$(scenario_rerun "$scen")"
+	read -ra rerun <<<"$(scenario_args "$scen")"
 	read -ra opts <<<"$(scenario_strace_opts "$scen")"
 	read -ra pkgs <<<"$(scenario_pkgs "$scen")"
 	CASE=$scen-$strat
