@@ -602,6 +602,9 @@ static int prerm(struct run *r, struct pkg *p, struct unpkg_err *err)
 	if (maint_other_state(r, RM(p), "half-configured", err) < 0)
 		return -1;
 	ok = maint_run_other(r, RM(p), "prerm", rm, why, sizeof(why), err);
+	/* dpkg reads the diversions again after every script */
+	if (ok >= 0 && unpkg_divert_load(r->divs, r->db, err) < 0)
+		return -1;
 	if (ok != 0)
 		return ok;
 	script_failed(r, p, why);
@@ -661,7 +664,10 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 		goto out;
 	for (i = 0; i < n; i++) {
 		if (fate[i] == 2 &&
-		    (record_activate_path(r, p, paths[i], err) < 0 ||
+		    (record_activate_path(r, p,
+					  unpkg_divert_use(r->divs, paths[i],
+							   d->name),
+					  err) < 0 ||
 		     unpkg_strmap_put(&gone, paths[i], paths[i], NULL,
 				      err) < 0 ||
 		     aside_add_under(aside, paths[i], &gone, err) < 0))
@@ -687,7 +693,7 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 			       err) < 0)
 		goto out;
 	ok = maint_run_other(r, d, "postrm", argv, why, sizeof(why), err);
-	if (ok < 0)
+	if (ok < 0 || unpkg_divert_load(r->divs, r->db, err) < 0)
 		goto out;
 	if (ok == 0) {
 		script_failed(r, p, why);
@@ -820,6 +826,7 @@ static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
 		if (path[0] != '/' ||
 		    unpkg_db_file_owner(r->db, path, p->key) != NULL)
 			continue;
+		/* (at its own name, diverted or not, as dpkg purges it) */
 		for (k = 0; conf_exts[k] != NULL; k++) {
 			free(variant);
 			if (asprintf(&variant, "%s%s", path, conf_exts[k]) < 0) {
@@ -846,7 +853,7 @@ static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
 			goto out;
 	}
 	ok = maint_run_other(r, RM(p), "postrm", argv, why, sizeof(why), err);
-	if (ok < 0)
+	if (ok < 0 || unpkg_divert_load(r->divs, r->db, err) < 0)
 		goto out;
 	if (ok == 0) {
 		script_failed(r, p, why);

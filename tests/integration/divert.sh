@@ -196,6 +196,9 @@ step local+obsolete "$HELLO_PATHS" "hello watch" -i "$TESTDIR/hello-2.0.deb"
 	check_fail "local: hello 2.0 not at the divert-to path, or hello-old.distrib left"
 grep -q 'watch postinst triggered /usr/bin/hello.distrib' "$A/log" ||
 	check_fail "local: the file trigger on the divert-to path did not fire"
+step local-removed "$HELLO_PATHS" "hello watch" -r hello
+[ ! -e "$A/usr/bin/hello.distrib" ] && [ ! -e "$A/usr/bin/hello-hl" ] ||
+	check_fail "local-removed: hello's diverted file is left"
 
 twins
 both dpkg-divert --root=ROOT --local --divert /usr/bin/hello.distrib --no-rename --add /usr/bin/hello
@@ -207,6 +210,9 @@ build_deb "$TESTDIR/conf-1.0.deb" "$TESTDIR/s/conf-1.0"
 twins
 both dpkg-divert --root=ROOT --local --divert /etc/conf.cfg.local --no-rename --add /etc/conf.cfg
 step conffile "/etc/conf.cfg /etc/conf.cfg.local" conf -i "$TESTDIR/conf-1.0.deb"
+step conffile-removed "/etc/conf.cfg /etc/conf.cfg.local" conf -r conf
+step conffile-purged "/etc/conf.cfg /etc/conf.cfg.local" conf -P conf
+# (dpkg purges a conffile at its own name: the diverted one stays)
 
 twins
 step preinst-local "/usr/bin/self /usr/bin/self.local" self -i "$TESTDIR/self-1.0.deb"
