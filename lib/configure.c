@@ -173,10 +173,17 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 						 "system.\nInstalling new "
 						 "config file as you "
 						 "requested.", name);
-			ret = unpkg_commit_stage(r->commit, dir, tmp, base, -1,
-						 UNPKG_STAGE_KEEP |
-						 (exists ? UNPKG_STAGE_BACKUP
-							 : 0), err);
+			/* the same as the package's: dpkg keeps the file
+			 * (and its times) and drops the new copy */
+			if (exists && strcmp(have, shipped) == 0)
+				ret = unpkg_commit_remove(r->commit, dir, tmp,
+							  0, err);
+			else
+				ret = unpkg_commit_stage(r->commit, dir, tmp,
+							 base, -1,
+							 UNPKG_STAGE_KEEP |
+							 (exists ? UNPKG_STAGE_BACKUP
+								 : 0), err);
 			break;
 		case CONF_MISSING:
 		case CONF_DROP:

@@ -179,6 +179,27 @@ int record_activate_path(struct run *r, struct pkg *p, const char *path,
 	return unpkg_triggers_interested(r->trig, path, activate, &c, err);
 }
 
+/* An "activate" directive of a package being removed: awaited by
+ * nobody. */
+static int activate_removed(void *ctx, int act, const char *name,
+			    int noawait, struct unpkg_err *err)
+{
+	struct activation *c = ctx;
+
+	(void)noawait;
+	if (!act)
+		return 0;
+	return unpkg_triggers_interested(c->r->trig, name, activate, c, err);
+}
+
+int record_activate_declared(struct run *r, struct pkg *p, const char *text,
+			     size_t len, struct unpkg_err *err)
+{
+	struct activation c = { r, p, 1 };
+
+	return unpkg_triggers_parse(text, len, activate_removed, &c, err);
+}
+
 /* The new version's maintainer scripts, staged as info/KEY.NAME.dpkg-new,
  * take their names. */
 static int stage_scripts(struct run *r, struct pkg *p, struct unpkg_err *err)

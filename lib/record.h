@@ -23,4 +23,10 @@ int record_group(struct run *r, struct unpkg_err *err);
 int record_activate_path(struct run *r, struct pkg *p, const char *path,
 			 struct unpkg_err *err);
 
+/* The triggers the "activate" directives of `text` (`len` bytes, a
+ * package's triggers file) name, recorded the same way: what dpkg does
+ * when it removes the files of `p` (libraries' ldconfig trigger). */
+int record_activate_declared(struct run *r, struct pkg *p, const char *text,
+			     size_t len, struct unpkg_err *err);
+
 #endif

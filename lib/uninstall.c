@@ -632,6 +632,30 @@ struct gone_ctx {
 	struct pkg *p;
 };
 
+/* The triggers the package's triggers file activates, as dpkg activates
+ * them when it starts to remove the package (a library's ldconfig). */
+static int activate_declared(struct run *r, struct pkg *p,
+			     struct unpkg_err *err)
+{
+	char *name = NULL, *text = NULL, *shown = NULL;
+	size_t len = 0;
+	int rc = -1;
+
+	if (asprintf(&name, "info/%s.triggers", p->key) < 0) {
+		name = NULL;
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	rc = unpkg_db_read_file(r->db, name, &text, &len, &shown, err);
+	if (rc > 0)
+		rc = record_activate_declared(r, p, text, len, err);
+out:
+	free(name);
+	free(text);
+	free(shown);
+	return rc < 0 ? -1 : 0;
+}
+
 /* Steps 2-3: half-installed, its files removed as dpkg removes them
  * (file triggers activated), its list keeping what stays (`purge`: no
  * list, its leftovers in *kept), postrm remove.  1 go on, 0 failed
@@ -926,6 +950,9 @@ static int remove_pkg(struct run *r, size_t at, struct aside *aside,
 		keep = (conffiles != NULL &&
 			conffiles[strspn(conffiles, " \n")] != '\0') ||
 		       has_info(r, dir, d->key, "postrm");
+		/* dpkg activates them first, before the prerm */
+		if (activate_declared(r, p, err) < 0)
+			return -1;
 		ok = prerm(r, p, err);
 		if (ok <= 0)
 			return ok;

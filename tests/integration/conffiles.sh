@@ -23,6 +23,9 @@ cf_pkg() {
 cf_pkg 1.0 'setting = 1'
 cf_pkg 1.1 'setting = 1'
 cf_pkg 2.0 'setting = 2'
+# the same content as 1.0, a file of another time
+touch -d @1200000000 "$TESTDIR/src/1.1/etc/cf.conf"
+build_deb "$TESTDIR/cf_1.1-newer.deb" "$TESTDIR/src/1.1"
 
 # cf_roots NAME: twin roots TESTDIR/case-NAME/{unpkg,dpkg} holding cf
 # 1.0, each installed by its own tool.
@@ -69,6 +72,10 @@ cf_case modified-confnew 'echo local >>"$ROOT/etc/cf.conf"' --force-confnew \
 grep -q local "$TESTDIR/case-modified-confnew/unpkg/etc/cf.conf.dpkg-old" ||
 	check_fail "modified-confnew: the local version is not cf.conf.dpkg-old"
 cf_case unmodified true -i "$TESTDIR/cf_2.0.deb"
+# dpkg keeps a conffile identical to the package's (and its time)
+cf_case identical true -i "$TESTDIR/cf_1.1-newer.deb"
+[ "$(stat -c %Y "$TESTDIR/case-identical/unpkg/etc/cf.conf")" != 1200000000 ] ||
+	check_fail "identical: the package's copy replaced the conffile"
 
 section "both changed, no option: unpkg keeps the local file"
 r=$TESTDIR/case-noask

@@ -59,6 +59,14 @@ build_deb "$TESTDIR/nn.deb" "$TESTDIR/src-nn"
 rm_pkg tt
 echo "interest /usr/share/aa" >"$TESTDIR/src-tt/DEBIAN/triggers"
 build_deb "$TESTDIR/tt.deb" "$TESTDIR/src-tt"
+# ti: interested in the trigger that ll's triggers file activates (as a
+# library activates ldconfig)
+rm_pkg ti
+echo "interest-noawait ll-trig" >"$TESTDIR/src-ti/DEBIAN/triggers"
+build_deb "$TESTDIR/ti.deb" "$TESTDIR/src-ti"
+rm_pkg ll
+echo "activate-noawait ll-trig" >"$TESTDIR/src-ll/DEBIAN/triggers"
+build_deb "$TESTDIR/ll.deb" "$TESTDIR/src-ll"
 
 A=$TESTDIR/case/unpkg B=$TESTDIR/case/dpkg
 
@@ -236,5 +244,9 @@ compare_rm -P -a
 CASE="a file trigger activated by the removal"
 setup tt aa
 compare_rm -r aa
+
+CASE="a trigger the removed package's triggers file activates"
+setup ti ll
+compare_rm -r ll
 
 exit $((TEST_FAILURES > 0))
