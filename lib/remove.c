@@ -50,6 +50,22 @@ static int conffile_in(const char *value, const char *path, int dir)
 	return 0;
 }
 
+/* Whether `path` (beneath the root) leads to a directory, its symlinks
+ * followed inside the root. */
+static int link_to_dir(struct run *r, const char *path)
+{
+	struct unpkg_err ignored;
+	int fd;
+
+	unpkg_err_init(&ignored);
+	fd = unpkg_root_openat(r->root, path + 1, O_RDONLY | O_DIRECTORY, 0,
+			       &ignored);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 /* Is a kept entry of `paths` (fate 1) beneath directory `dir`? */
 static int keeps_below(char **paths, const char *fate, size_t n,
 		       const char *dir)
@@ -99,6 +115,13 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 			continue;
 		}
 		if (obsolete_lstat(r, fs, &st) < 0)
+			continue;
+		/* a symlink to a directory that other packages list (merged
+		 * /usr's /lib): kept, as dpkg, which looks through it, keeps
+		 * a directory others use */
+		if (S_ISLNK(st.st_mode) &&
+		    unpkg_db_file_owner(r->db, path, d->key) != NULL &&
+		    link_to_dir(r, fs))
 			continue;
 		if (S_ISDIR(st.st_mode)) {
 			if (keeps_below(paths, fate, n, path)) {
@@ -168,16 +191,20 @@ int inst_removal_files(struct run *r, struct pkg *p, const char *key,
 {
 	struct unpkg_strmap moved;
 	size_t i;
-	int ret = -1;
+	int links, ret = -1;
 
 	unpkg_strmap_init(&moved);
+	/* a symlink to a directory last: the package's paths below it are
+	 * reached through it (merged /usr's /lib), as dpkg removes them */
+	for (links = 0; links < 2; links++)
 	for (i = 0; i < n; i++) {
 		const char *path = unpkg_divert_use(r->divs, paths[i], name);
 		struct stat st;
 		int dir, is_dir;
 
 		if (fate[i] != 2 || obsolete_under_moved(path, &moved) ||
-		    obsolete_lstat(r, path, &st) < 0)
+		    obsolete_lstat(r, path, &st) < 0 ||
+		    (S_ISLNK(st.st_mode) && link_to_dir(r, path)) != links)
 			continue;
 		is_dir = S_ISDIR(st.st_mode);
 		dir = obsolete_parent_dir(r, path, err);

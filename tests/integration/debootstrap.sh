@@ -26,6 +26,9 @@
 #   5. apt-get remove of the local packages (one without conffiles, one
 #      with), apt-get purge of what is left, and apt-get purge --autoremove
 #      of real packages (curl, wget) with the libraries only they needed
+# Both roots are configured like Debian's slim container images (dpkg's
+# path filters in /etc/dpkg/dpkg.cfg.d/slim) and have a local diversion of
+# /usr/bin/tree (a package of the set) before the steps.
 # After each step both roots must have the same exit status, unpkg must
 # have handed no action that changes the system (--unpack, --configure,
 # --triggers-only, --remove, --purge, --install) to stock dpkg (a wrapper
@@ -231,7 +234,23 @@ for r in "$A" "$B"; do
 	exec /usr/bin/dpkg "$@"
 	EOF
 	chmod 755 "$r/usr/local/sbin/unpkg" "$r/usr/local/sbin/dpkg-handed"
+	# configured like Debian's slim container images: dpkg's path
+	# filters leave out documentation (but copyrights), manuals, info
+	# and locales; and a local diversion of a file of the set
+	cat >"$r/etc/dpkg/dpkg.cfg.d/slim" <<-'EOF'
+	path-exclude /usr/share/doc/*
+	path-include /usr/share/doc/*/copyright
+	path-exclude /usr/share/groff/*
+	path-exclude /usr/share/info/*
+	path-exclude /usr/share/linda/*
+	path-exclude /usr/share/lintian/overrides/*
+	path-exclude /usr/share/locale/*
+	path-exclude /usr/share/man/*
+	EOF
 	chroot_mounts "$r" san
+	in_root "$r" dpkg-divert --local --divert /usr/bin/tree.distrib \
+		--add /usr/bin/tree >/dev/null ||
+		hard_error "dpkg-divert in $r failed"
 done
 in_root "$A" unpkg --version >"$TESTDIR/version" 2>&1 ||
 	{ cat "$TESTDIR/version" >&2; hard_error "unpkg does not start inside the chroot"; }
@@ -411,6 +430,12 @@ while read -r owner group mode path; do
 		check_fail "statoverride of $path ($want) not applied: the unpkg root has '$got', the dpkg root '$have'"
 done < <(in_root "$B" dpkg-statoverride --list)
 assert_same_file "$TESTDIR/l.dpkg" "$TESTDIR/l.unpkg" "dpkg-query -W (dpkg vs unpkg)"
+# the filters and the diversion did their work on the unpkg side too
+[ -e "$A/usr/share/doc/tree/copyright" ] && [ ! -e "$A/usr/share/doc/tree/README.gz" ] &&
+	[ ! -e "$A/usr/share/man/man1/tree.1.gz" ] ||
+	check_fail "the path filters: tree's copyright missing, or its README or manual unpacked"
+[ -x "$A/usr/bin/tree.distrib" ] && [ ! -e "$A/usr/bin/tree" ] ||
+	check_fail "the local diversion: tree is not at /usr/bin/tree.distrib"
 assert_same_file "$B/var/lib/unpkg-twin-demo/calls" "$A/var/lib/unpkg-twin-demo/calls" \
 	"maintainer script calls of unpkg-twin-demo"
 show_file "$A/var/lib/unpkg-twin-demo/calls" "maintainer script calls (unpkg side)"

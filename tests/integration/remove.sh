@@ -46,6 +46,9 @@ rm_pkg aa
 rm_pkg bb "Depends: aa"
 rm_pkg ee "Essential: yes"
 rm_pkg pp "Protected: yes"
+# m1 and m2 ship files below /lib, a symlink on a merged-/usr root
+EXTRA=lib/m1/file rm_pkg m1
+EXTRA=lib/m2/file rm_pkg m2
 # x1 and x2 share /usr/share/deep/sub, x3 /usr/share/deep with them
 EXTRA=usr/share/deep/sub/x1 rm_pkg x1
 EXTRA=usr/share/deep/sub/x2 rm_pkg x2
@@ -76,6 +79,12 @@ setup() {
 	section "${CASE:-?}"
 	for r in "$A" "$B"; do
 		shell_root "$r"
+		if [ "${MERGED:-0}" = 1 ]; then
+			# merged /usr: /lib a symlink no package ships
+			mkdir -p "$r/usr/lib"
+			ln -s usr/lib "$r/lib"
+			touch -h -d @1000000000 "$r/lib"
+		fi
 		for deb in "$@"; do
 			dpkg_in "$r" -i "$TESTDIR/$deb.deb" >/dev/null 2>&1 ||
 				hard_error "dpkg -i $deb failed"
@@ -244,6 +253,12 @@ compare_rm -P -a
 CASE="a file trigger activated by the removal"
 setup tt aa
 compare_rm -r aa
+
+CASE="merged /usr: /lib a symlink that other packages list"
+MERGED=1 setup m1 m2
+compare_rm -P m1
+[ -L "$A/lib" ] || check_fail "merged /usr: the /lib symlink was removed"
+compare_rm -P m2
 
 CASE="a trigger the removed package's triggers file activates"
 setup ti ll
