@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <md5.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +46,24 @@ static int file_md5(int dfd, const char *name, char hex[33],
 	}
 	close(fd);
 	MD5End(&ctx, hex);
+	return 0;
+}
+
+/* Remove the package's copy `tmp` (NAME.dpkg-new) of conffile `base`,
+ * and NAME.dpkg-tmp if an interrupted configuration left one. */
+static int drop_copies(int dfd, const char *tmp, const char *base,
+		       struct unpkg_err *err)
+{
+	char bak[NAME_MAX + 1];
+
+	if ((size_t)snprintf(bak, sizeof(bak), "%s.dpkg-tmp", base) >=
+	    sizeof(bak))
+		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
+				     "%s.dpkg-tmp: name too long", base);
+	if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT)
+		return unpkg_err_sys(err, "cannot remove %s", tmp);
+	if (unlinkat(dfd, bak, 0) < 0 && errno != ENOENT)
+		return unpkg_err_sys(err, "cannot remove %s", bak);
 	return 0;
 }
 
@@ -174,10 +193,11 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 						 "config file as you "
 						 "requested.", name);
 			/* the same as the package's: dpkg keeps the file
-			 * (and its times) and drops the new copy */
+			 * (and its times) and drops the new copy, and a
+			 * backup an interrupted configuration left beside
+			 * it goes too (either state is a settled one) */
 			if (exists && strcmp(have, shipped) == 0)
-				ret = unpkg_commit_remove(r->commit, dir, tmp,
-							  0, err);
+				ret = drop_copies(dfd, tmp, base, err);
 			else
 				ret = unpkg_commit_stage(r->commit, dir, tmp,
 							 base, -1,

@@ -817,7 +817,8 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 	if ((size_t)snprintf(listed, sizeof(listed), "/%s", e->path) >=
 	    sizeof(listed))
 		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
-				     "/%s: path too long", e->path);
+				     "path too long: /%.*s...", MSG_PATH_MAX,
+				     e->path);
 	skip = unpkg_pathfilter_skip(o->filter, listed,
 				     e->type == UNPKG_ENTRY_DIR ||
 				     e->type == UNPKG_ENTRY_SYMLINK);
