@@ -7,6 +7,9 @@
 #    at least 2 ms (a functional check of the latency, not a benchmark);
 #  - where tracefs is available, the flush requests the block layer issues
 #    to the loop device are exactly the flushes imgfs counts;
+#  - data the disk has flushed does not stay dirty in this machine's page
+#    cache as pages of the image (they would count as other programs' dirty
+#    data for --sync=auto), where the kernel has cachestat(2);
 #  - after "down", the log is complete, agrees with the counters, has the
 #    data of a file written before the flush that its fsync caused (and not
 #    before its write record), and replays into the final image;
@@ -149,6 +152,27 @@ if [ -n "$TRACE" ]; then
 	[ "$traced" -eq $((flushes1 - flushes0)) ] ||
 		check_fail "the block layer issued $traced flushes, imgfs counted $((flushes1 - flushes0))"
 	[ "$traced" -gt 0 ] || check_fail "no flush request traced at all"
+fi
+
+# ---------------------------------------------------------------------------
+section "flushed data is not left dirty on this machine"
+CACHESTAT=$(dirname "$(dirname "$UNPKG")")/tests/cachestat
+[ -x "$CACHESTAT" ] || hard_error "$CACHESTAT is not built"
+head -c $((8 << 20)) /dev/urandom >"$mnt/eight"
+sync -f "$mnt/eight"	# syncfs(2): the disk's flushes come last
+rc=0
+"$CACHESTAT" "$DISK/image" >"$TESTDIR/cachestat" 2>"$TESTDIR/cachestat.err" || rc=$?
+if [ "$rc" -eq 77 ]; then
+	skip_part "the image's dirty pages" "$(cat "$TESTDIR/cachestat.err")"
+elif [ "$rc" -ne 0 ]; then
+	fail "cachestat of the image: $(cat "$TESTDIR/cachestat.err")"
+else
+	dirty=$(awk '$1 == "dirty" { print $2 }' "$TESTDIR/cachestat")
+	note "pages of the image dirty after the flush: $dirty ($(awk '$1 == "writeback" { print $2 }' "$TESTDIR/cachestat") under writeback)"
+	# 8 MiB are 2048 pages; a few may be dirtied after the last flush
+	# (the journal's superblock, the loop device's own writes).
+	[ "$dirty" -lt 256 ] ||
+		check_fail "$dirty pages of the image are still dirty after the disk flushed 8 MiB"
 fi
 
 # ---------------------------------------------------------------------------
