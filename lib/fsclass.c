@@ -158,6 +158,75 @@ static const char *pick_mount_type(const char *line, dev_t dev, size_t *len)
 	return sep + 3;
 }
 
+/* A line of mountinfo for an overlayfs mounted from `dev`: the value of
+ * its super option "upperdir=", still escaped as the kernel shows it
+ * (seq_show_option: comma, blank, '=' and backslash as \ooo).  The super
+ * options are the third field after " - " (TYPE SOURCE OPTIONS). */
+static const char *pick_upperdir(const char *line, dev_t dev, size_t *len)
+{
+	const char *type, *opts;
+	size_t tlen;
+
+	type = pick_mount_type(line, dev, &tlen);
+	if (type == NULL || tlen != strlen("overlay") ||
+	    strncmp(type, "overlay", tlen) != 0)
+		return NULL;
+	if (type[tlen] != ' ')
+		return NULL;
+	opts = strchr(type + tlen + 1, ' ');		/* after SOURCE */
+	if (opts == NULL)
+		return NULL;
+	for (opts++; *opts != '\0' && *opts != ' ' && *opts != '\n';) {
+		size_t n = strcspn(opts, ", \n");
+
+		if (strncmp(opts, "upperdir=", 9) == 0 && n > 9) {
+			*len = n - 9;
+			return opts + 9;
+		}
+		opts += n;
+		if (*opts == ',')
+			opts++;
+	}
+	return NULL;
+}
+
+int unpkg_fsclass_overlay_upper(const char *proc, dev_t dev, char *upper,
+				size_t size, struct unpkg_err *err)
+{
+	char *raw;
+	size_t i, j;
+	int rc;
+
+	if (size == 0)
+		return 1;
+	raw = malloc(size);
+	if (raw == NULL)
+		return unpkg_err_nomem(err);
+	rc = proc_token(proc, "self/mountinfo", pick_upperdir, dev, raw, size,
+			err);
+	if (rc != 0)
+		goto out;
+	/* \ooo is one byte; the kernel escapes nothing else */
+	for (i = j = 0; raw[i] != '\0'; j++) {
+		if (raw[i] == '\\' && raw[i + 1] >= '0' && raw[i + 1] <= '3' &&
+		    raw[i + 2] >= '0' && raw[i + 2] <= '7' &&
+		    raw[i + 3] >= '0' && raw[i + 3] <= '7') {
+			upper[j] = (char)((raw[i + 1] - '0') * 64 +
+					  (raw[i + 2] - '0') * 8 +
+					  (raw[i + 3] - '0'));
+			i += 4;
+		} else {
+			upper[j] = raw[i++];
+		}
+	}
+	upper[j] = '\0';
+	if (upper[0] != '/' || strlen(upper) != j)
+		rc = 1;		/* relative, or an escaped NUL */
+out:
+	free(raw);
+	return rc;
+}
+
 /* The kernel's name of block device `dev` ("sda1", "dm-0", "loop3"): the
  * last component of the /sys/dev/block/MAJ:MIN link, or where sysfs is
  * not mounted, its line in /proc/partitions.  0 on success, 1 if it

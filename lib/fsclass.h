@@ -71,6 +71,16 @@ int unpkg_fsclass_classify(unsigned long fs_type, dev_t dev, const char *sys,
 			   const char *proc, enum unpkg_fsclass *out,
 			   const char **source, struct unpkg_err *err);
 
+/* The upper layer's directory of the overlayfs whose st_dev is `dev`
+ * (where its files are written, and its dirty pages wait), as the super
+ * option "upperdir=" of its line in PROC/self/mountinfo names it, into
+ * upper (`size` bytes).  0 found; 1 if `dev` is not an overlayfs there,
+ * has no upper layer, or names it by a relative path or one that does not
+ * fit; -1 if memory runs out.  The path is the mounter's: in another mount
+ * namespace or a chroot it may lead nowhere, or elsewhere. */
+int unpkg_fsclass_overlay_upper(const char *proc, dev_t dev, char *upper,
+				size_t size, struct unpkg_err *err);
+
 /* Whether syncfs() is a full barrier on a filesystem of class `cls`: on
  * every class but ext2 (its syncfs leaves metadata written after the
  * device flush) and other (a filesystem's syncfs need not flush anything:

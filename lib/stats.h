@@ -20,6 +20,15 @@ enum unpkg_phase {
 
 const char *unpkg_phase_name(enum unpkg_phase phase);
 
+/* Where --sync=auto's figure of the data waiting to be written back came
+ * from (strategy.h, unpkg_sync_dirty_for()). */
+enum unpkg_dirty_scope {
+	UNPKG_DIRTY_UNKNOWN,	/* nothing readable */
+	UNPKG_DIRTY_DEVICES,	/* the writeback statistics of the devices
+				 * under the run's file systems (debugfs) */
+	UNPKG_DIRTY_MACHINE,	/* /proc/meminfo: every file system */
+};
+
 /* Counters of one run. */
 struct unpkg_stats {
 	unsigned long sync_file_range;
@@ -38,10 +47,13 @@ struct unpkg_stats {
 					 * of the root's and the database's
 					 * file systems (fsclass.h) */
 	/* --sync=auto where the file systems' choice was syncfs: the data
-	 * waiting to be written back when the run began (Dirty plus
-	 * Writeback of /proc/meminfo, KiB; -1 if it could not be read),
-	 * and whether that made it take uring instead. */
+	 * waiting to be written back when the run began (KiB; -1 if it
+	 * could not be read), where that figure came from, the devices whose
+	 * writeback statistics gave it ("254:0", "254:0 7:3"), and whether
+	 * it made auto take uring instead. */
 	long long others_dirty_kib;
+	enum unpkg_dirty_scope dirty_scope;
+	char dirty_devices[48];
 	int dirty_avoided;
 	int triggers_activated;		/* triggers/Unincorp names triggers
 					 * this run activated */

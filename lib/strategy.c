@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "commit-impl.h"
 #include "strategy.h"
@@ -128,34 +131,200 @@ enum unpkg_sync_mode unpkg_sync_auto_set(const enum unpkg_fsclass *classes,
 	return UNPKG_SYNC_URING;
 }
 
-int unpkg_sync_dirty_kib(const char *proc, long long *kib)
+const struct unpkg_dirty_paths unpkg_dirty_paths_system = {
+	"/sys/kernel/debug", "/sys", "/proc",
+};
+
+/* The sum of the two fields "NAME:  N kB" named a and b in the file
+ * `path` (meminfo's and the bdi statistics' format), each seen once.
+ * 0 with *kib set; 1 if the file cannot be read or either is missing. */
+static int sum_kb_fields(const char *path, const char *a, const char *b,
+			 long long *kib)
 {
-	char path[PATH_MAX], *line = NULL;
-	size_t cap = 0;
+	const char *names[2] = { a, b };
+	char *line = NULL;
+	size_t cap = 0, len;
 	long long sum = 0, v;
-	int seen = 0, n;
+	unsigned int seen = 0, k;
 	FILE *f;
 
-	n = snprintf(path, sizeof(path), "%s/meminfo", proc);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return 1;
 	f = fopen(path, "re");
 	if (f == NULL)
 		return 1;
 	while (getline(&line, &cap, f) != -1) {
-		/* "Dirty:  1234 kB"; WritebackTmp: is FUSE's, not the disks' */
-		if ((sscanf(line, "Dirty: %lld kB", &v) == 1 ||
-		     sscanf(line, "Writeback: %lld kB", &v) == 1) && v >= 0) {
-			sum += v;
-			seen++;
+		for (k = 0; k < 2; k++) {
+			len = strlen(names[k]);
+			if (strncmp(line, names[k], len) == 0 &&
+			    line[len] == ':' &&
+			    sscanf(line + len + 1, " %lld kB", &v) == 1 &&
+			    v >= 0) {
+				sum += v;
+				seen |= 1U << k;
+			}
 		}
 	}
 	free(line);
 	fclose(f);
-	if (seen != 2)
+	if (seen != 3)
 		return 1;
 	*kib = sum;
 	return 0;
+}
+
+int unpkg_sync_dirty_kib(const char *proc, long long *kib)
+{
+	char path[PATH_MAX];
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/meminfo", proc);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return 1;
+	/* WritebackTmp: is FUSE's, not the disks' (and does not match:
+	 * the name must end at the colon) */
+	return sum_kb_fields(path, "Dirty", "Writeback", kib);
+}
+
+/* TOP/DIR/MAJ:MIN/NAME of device `dev` into path: 0, or 1 if it does
+ * not fit. */
+static int dev_path(char *path, size_t size, const char *top,
+		    const char *dir, dev_t dev, const char *name)
+{
+	int n = snprintf(path, size, "%s/%s/%u:%u/%s", top, dir, major(dev),
+			 minor(dev), name);
+
+	return n < 0 || (size_t)n >= size;
+}
+
+/* DEBUGFS/bdi/MAJ:MIN/stats of device `dev`: dirty plus under writeback,
+ * where wb_stats beside it says the figure counts every cgroup's
+ * writeback (Linux 6.10 and later).  0 with *kib set, 1 if not. */
+static int bdi_dirty(const char *debugfs, dev_t dev, long long *kib)
+{
+	char path[PATH_MAX];
+
+	if (dev_path(path, sizeof(path), debugfs, "bdi", dev, "wb_stats") ||
+	    access(path, F_OK) != 0 ||
+	    dev_path(path, sizeof(path), debugfs, "bdi", dev, "stats"))
+		return 1;
+	return sum_kb_fields(path, "BdiReclaimable", "BdiWriteback", kib);
+}
+
+/* The whole disk that partition `dev` is part of: its backing device, by
+ * SYS/dev/block/MAJ:MIN/../dev.  0 with *disk set; 1 if `dev` is not a
+ * partition or sysfs cannot tell. */
+static int whole_disk(const char *sys, dev_t dev, dev_t *disk)
+{
+	char path[PATH_MAX];
+	unsigned int maj, min;
+	FILE *f;
+	int got;
+
+	if (dev_path(path, sizeof(path), sys, "dev/block", dev, "partition") ||
+	    access(path, F_OK) != 0 ||
+	    dev_path(path, sizeof(path), sys, "dev/block", dev, "../dev"))
+		return 1;
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 1;
+	got = fscanf(f, "%u:%u", &maj, &min);
+	fclose(f);
+	if (got != 2)
+		return 1;
+	*disk = makedev(maj, min);
+	return 0;
+}
+
+/* unpkg_sync_fs_dirty_kib() for a block device: its own statistics, or
+ * those of the disk it is a partition of. */
+static int device_dirty(const struct unpkg_dirty_paths *paths, dev_t dev,
+			dev_t *bdi, long long *kib)
+{
+	dev_t disk;
+
+	if (bdi_dirty(paths->debugfs, dev, kib) == 0) {
+		*bdi = dev;
+		return 0;
+	}
+	if (whole_disk(paths->sys, dev, &disk) == 0 &&
+	    bdi_dirty(paths->debugfs, disk, kib) == 0) {
+		*bdi = disk;
+		return 0;
+	}
+	return 1;
+}
+
+int unpkg_sync_fs_dirty_kib(const struct unpkg_dirty_paths *paths,
+			    dev_t dev, dev_t *bdi, long long *kib,
+			    struct unpkg_err *err)
+{
+	char upper[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	if (device_dirty(paths, dev, bdi, kib) == 0)
+		return 0;
+	/* an overlayfs's pages are its upper layer's file system's */
+	rc = unpkg_fsclass_overlay_upper(paths->proc, dev, upper,
+					 sizeof(upper), err);
+	if (rc != 0)
+		return rc;
+	if (stat(upper, &st) != 0 || st.st_dev == dev)
+		return 1;
+	return device_dirty(paths, st.st_dev, bdi, kib);
+}
+
+int unpkg_sync_dirty_for(const struct unpkg_dirty_paths *paths,
+			 const dev_t *devs, size_t n, long long *kib,
+			 enum unpkg_dirty_scope *scope, char *names,
+			 size_t names_size, struct unpkg_err *err)
+{
+	dev_t *bdis = NULL;
+	long long one, sum = 0;
+	size_t i, j, nb = 0, used = 0;
+	int rc = -1, k;
+
+	if (names_size > 0)
+		names[0] = '\0';
+	if (n > 0) {
+		bdis = calloc(n, sizeof(*bdis));
+		if (bdis == NULL)
+			return unpkg_err_nomem(err);
+	}
+	for (i = 0; i < n; i++) {
+		k = unpkg_sync_fs_dirty_kib(paths, devs[i], &bdis[nb], &one,
+					    err);
+		if (k < 0)
+			goto out;
+		if (k > 0)
+			break;
+		for (j = 0; j < nb && bdis[j] != bdis[nb]; j++)
+			;
+		if (j < nb)
+			continue;	/* one device's figure, counted once */
+		sum += one;
+		k = snprintf(names + used, names_size - used, "%s%u:%u",
+			     nb > 0 ? " " : "", major(bdis[nb]),
+			     minor(bdis[nb]));
+		if (k > 0 && (size_t)k < names_size - used)
+			used += (size_t)k;
+		nb++;
+	}
+	if (n > 0 && i == n) {
+		*kib = sum;
+		*scope = UNPKG_DIRTY_DEVICES;
+	} else {
+		if (names_size > 0)
+			names[0] = '\0';
+		*scope = UNPKG_DIRTY_MACHINE;
+		if (unpkg_sync_dirty_kib(paths->proc, kib) != 0) {
+			*kib = -1;
+			*scope = UNPKG_DIRTY_UNKNOWN;
+		}
+	}
+	rc = 0;
+out:
+	free(bdis);
+	return rc;
 }
 
 enum unpkg_sync_mode unpkg_sync_auto_beside(enum unpkg_sync_mode chosen,
@@ -173,6 +342,17 @@ int unpkg_sync_choose_auto(int root_fd, int db_fd, long long dirty_max_kib,
 			   struct unpkg_stats *stats,
 			   enum unpkg_sync_mode *mode, struct unpkg_err *err)
 {
+	return unpkg_sync_choose_auto_at(&unpkg_dirty_paths_system, root_fd,
+					 db_fd, dirty_max_kib, stats, mode,
+					 err);
+}
+
+int unpkg_sync_choose_auto_at(const struct unpkg_dirty_paths *paths,
+			      int root_fd, int db_fd, long long dirty_max_kib,
+			      struct unpkg_stats *stats,
+			      enum unpkg_sync_mode *mode,
+			      struct unpkg_err *err)
+{
 	enum unpkg_fsclass cls[2];
 	const char *source[2];
 
@@ -187,12 +367,22 @@ int unpkg_sync_choose_auto(int root_fd, int db_fd, long long dirty_max_kib,
 			 "%s (root), %s (database)", source[0], source[1]);
 	*mode = unpkg_sync_auto_set(cls, 2);
 	if (*mode == UNPKG_SYNC_SYNCFS) {
-		long long kib;
+		struct stat st[2];
+		dev_t devs[2];
 
-		if (unpkg_sync_dirty_kib("/proc", &kib) != 0)
-			kib = -1;
-		stats->others_dirty_kib = kib;
-		*mode = unpkg_sync_auto_beside(*mode, kib, dirty_max_kib);
+		if (fstat(root_fd, &st[0]) < 0 || fstat(db_fd, &st[1]) < 0)
+			return unpkg_err_sys(err, "fstat");
+		devs[0] = st[0].st_dev;
+		devs[1] = st[1].st_dev;
+		if (unpkg_sync_dirty_for(paths, devs, 2,
+					 &stats->others_dirty_kib,
+					 &stats->dirty_scope,
+					 stats->dirty_devices,
+					 sizeof(stats->dirty_devices),
+					 err) < 0)
+			return -1;
+		*mode = unpkg_sync_auto_beside(*mode, stats->others_dirty_kib,
+					       dirty_max_kib);
 		stats->dirty_avoided = *mode != UNPKG_SYNC_SYNCFS;
 	}
 	if (cls[0] == cls[1])

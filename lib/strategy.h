@@ -10,6 +10,7 @@
 #define UNPKG_STRATEGY_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "commit.h"
 #include "err.h"
@@ -42,17 +43,59 @@ enum unpkg_sync_mode unpkg_sync_auto_set(const enum unpkg_fsclass *classes,
 /* syncfs writes back every dirty page of a file system, whoever dirtied
  * it: beside other programs' unwritten data (a neighbouring container on
  * the same disk, a big copy) it waits for all of it, and forces it out.
- * Above this much data waiting to be written (Dirty plus Writeback of
- * /proc/meminfo, which counts every file system: the kernel shows no
- * figure per file system), --sync=auto takes uring, which syncs the run's
- * own files only, where it would take syncfs.  doc/benchmarks.md, "Auto
- * beside other programs' dirty data", has the measurements. */
+ * Above this much data waiting to be written back to the run's file
+ * systems (unpkg_sync_dirty_for()), --sync=auto takes uring, which syncs
+ * the run's own files only, where it would take syncfs.
+ * doc/benchmarks.md, "`--sync=auto` beside other programs' dirty data",
+ * has the measurements. */
 #define UNPKG_SYNC_DIRTY_MAX_KIB (32LL * 1024)
 
+/* Where the kernel's files are read: debugfs ("/sys/kernel/debug"), sysfs
+ * ("/sys") and procfs ("/proc"); tests point them at fake trees. */
+struct unpkg_dirty_paths {
+	const char *debugfs;
+	const char *sys;
+	const char *proc;
+};
+
+/* The system's own: "/sys/kernel/debug", "/sys", "/proc". */
+extern const struct unpkg_dirty_paths unpkg_dirty_paths_system;
+
 /* The data waiting to be written back system-wide, in KiB, from
- * PROC/meminfo (PROC is "/proc"; tests point it at a fake tree).  0 with
- * *kib set; 1 if it cannot be read or parsed. */
+ * PROC/meminfo (Dirty plus Writeback; PROC is "/proc").  0 with *kib set;
+ * 1 if it cannot be read or parsed. */
 int unpkg_sync_dirty_kib(const char *proc, long long *kib);
+
+/* The data waiting to be written back to the file system whose st_dev is
+ * `dev`, in KiB, from the writeback statistics of its backing device:
+ * BdiReclaimable (dirty) plus BdiWriteback of DEBUGFS/bdi/MAJ:MIN/stats.
+ * The device is `dev` itself (ext4, xfs on a disk, a loop or a
+ * device-mapper device), the whole disk for a partition (SYS/dev/block/
+ * MAJ:MIN/partition; the figure then counts the disk's other partitions
+ * too), or for an overlayfs the device of its upper layer's directory
+ * (unpkg_fsclass_overlay_upper(), then stat).  The statistics count every
+ * cgroup's writeback only since Linux 6.10, which added wb_stats beside
+ * them: without wb_stats they are not used.  0 with *kib and *bdi (the
+ * device whose statistics were read) set; 1 if the kernel offers no
+ * figure (debugfs not mounted or not readable, an older kernel, btrfs,
+ * tmpfs, NFS, FUSE: anonymous devices without statistics of their own);
+ * -1 if memory runs out. */
+int unpkg_sync_fs_dirty_kib(const struct unpkg_dirty_paths *paths,
+			    dev_t dev, dev_t *bdi, long long *kib,
+			    struct unpkg_err *err);
+
+/* The data a syncfs of each of the `n` file systems `devs` (st_dev; the
+ * root's and the database's) would write back, in *kib: the sum of
+ * unpkg_sync_fs_dirty_kib() over their distinct backing devices, with
+ * *scope UNPKG_DIRTY_DEVICES and the devices named in `names` ("254:0",
+ * "254:0 7:3"); where the kernel offers no figure for one of them, the
+ * whole machine's (unpkg_sync_dirty_kib()), UNPKG_DIRTY_MACHINE; -1 and
+ * UNPKG_DIRTY_UNKNOWN if that cannot be read either.  0, or -1 if memory
+ * runs out. */
+int unpkg_sync_dirty_for(const struct unpkg_dirty_paths *paths,
+			 const dev_t *devs, size_t n, long long *kib,
+			 enum unpkg_dirty_scope *scope, char *names,
+			 size_t names_size, struct unpkg_err *err);
 
 /* The strategy --sync=auto takes when the file systems' choice is
  * `chosen` and `dirty_kib` KiB of data wait to be written back (-1:
@@ -67,11 +110,21 @@ enum unpkg_sync_mode unpkg_sync_auto_beside(enum unpkg_sync_mode chosen,
  * of their classes, in *mode; their names go to stats->fsclass ("ext4",
  * or "ext4+xfs" when they differ).  File systems mounted below the root
  * are the commit object's (UNPKG_COMMIT_PER_FS).  Where that choice is
- * syncfs, the data already waiting to be written back decides
- * (unpkg_sync_auto_beside() with `dirty_max_kib`); what was seen goes to
- * stats->others_dirty_kib and stats->dirty_avoided. */
+ * syncfs, the data already waiting to be written back to those two file
+ * systems decides (unpkg_sync_dirty_for(), unpkg_sync_auto_beside() with
+ * `dirty_max_kib`); what was seen goes to stats->others_dirty_kib,
+ * dirty_scope, dirty_devices and dirty_avoided.  The figure only chooses
+ * between two full barriers (syncfs, uring): a wrong one costs time, never
+ * a guarantee. */
 int unpkg_sync_choose_auto(int root_fd, int db_fd, long long dirty_max_kib,
 			   struct unpkg_stats *stats,
 			   enum unpkg_sync_mode *mode, struct unpkg_err *err);
+
+/* The same with the kernel's files read under `paths` (tests). */
+int unpkg_sync_choose_auto_at(const struct unpkg_dirty_paths *paths,
+			      int root_fd, int db_fd, long long dirty_max_kib,
+			      struct unpkg_stats *stats,
+			      enum unpkg_sync_mode *mode,
+			      struct unpkg_err *err);
 
 #endif

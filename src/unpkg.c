@@ -1549,20 +1549,31 @@ static long long dirty_max_kib(void)
 }
 
 /* Where auto would sync whole file systems: the other programs' data it
- * saw waiting to be written, and whether that made it sync file by file. */
+ * saw waiting to be written, where it saw it, and whether that made it
+ * sync file by file. */
 static void print_dirty(const struct unpkg_stats *st)
 {
 	if (!st->dirty_avoided && strcmp(st->strategy, "syncfs") != 0)
 		return;
-	if (st->others_dirty_kib < 0) {
-		printf("stats: data waiting to be written before the run: "
-		       "unknown (no /proc/meminfo)\n");
+	printf("stats: data waiting to be written before the run: ");
+	switch (st->dirty_scope) {
+	case UNPKG_DIRTY_DEVICES:
+		printf("%lld MiB on its file systems (the writeback statistics "
+		       "of device%s %s)", (st->others_dirty_kib + 1023) / 1024,
+		       strchr(st->dirty_devices, ' ') != NULL ? "s" : "",
+		       st->dirty_devices);
+		break;
+	case UNPKG_DIRTY_MACHINE:
+		printf("%lld MiB on the whole machine (/proc/meminfo)",
+		       (st->others_dirty_kib + 1023) / 1024);
+		break;
+	default:
+		printf("unknown (neither the devices' writeback statistics nor "
+		       "/proc/meminfo could be read)\n");
 		return;
 	}
-	printf("stats: data waiting to be written before the run: %lld MiB%s\n",
-	       (st->others_dirty_kib + 1023) / 1024,
-	       st->dirty_avoided ? ", more than auto lets syncfs write out: "
-				   "file by file instead" : "");
+	printf("%s\n", st->dirty_avoided ? ", more than auto lets syncfs "
+		"write out: file by file instead" : "");
 }
 
 static void print_stats(const struct cli *cli, const struct unpkg_stats *st,

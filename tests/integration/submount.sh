@@ -7,7 +7,9 @@
 # NFS alike) must still get what I1-I7 need: each staged file there is
 # fdatasync'ed before the renames, and each touched directory there is
 # fsync'ed after them, while syncfs keeps serving the other file systems.
-# An explicit --sync=syncfs keeps its plain meaning.
+# An explicit --sync=syncfs keeps its plain meaning.  Where auto would
+# take syncfs, other programs' unwritten data on the root's own file system
+# makes it sync file by file, and theirs on another file system does not.
 #
 # The calls are traced with strace -y, which names each descriptor's path,
 # so the calls on the ext2 file system are those naming a path below its
@@ -33,14 +35,15 @@ unmount_all() {
 }
 trap 'rc=$?; unmount_all; (exit $rc); on_exit' EXIT
 
-# mount_img TYPE DIR [mkfs option...]: a fresh 16 MB file system of TYPE
-# on a loop device, mounted on DIR (the loop device goes with the mount).
+# mount_img TYPE DIR [mkfs option...]: a fresh file system of TYPE (16 MB,
+# or IMG_SIZE) on a loop device, mounted on DIR (the loop device goes with
+# the mount).
 mount_img() {
 	local type=$1 dir=$2 img
 	shift 2
 	img=$TESTDIR/img-$(echo "$dir" | md5sum | cut -c1-8).img
 	rm -f "$img"
-	truncate -s 16M "$img"
+	truncate -s "${IMG_SIZE:-16M}" "$img"
 	"mkfs.$type" -q -F "$@" "$img" >/dev/null
 	mkdir -p "$dir"
 	mount -o loop -t "$type" "$img" "$dir" ||
@@ -254,12 +257,14 @@ assert_same_file "$TESTDIR/before-db" "$TESTDIR/after-db" "database after EIO"
 assert_no_debris "$root"
 unmount_all
 
-section "auto beside other programs' unwritten data: uring, not syncfs"
+section "auto beside other programs' unwritten data, on a tmpfs root: the whole machine's figure"
 root=$TESTDIR/root-dirty
 mount_tmpfs "$root"
 mkroot "$root"
-# Data of another program, left unwritten on a disk (not on the tmpfs,
-# whose pages are never dirty): the bound brought down to 1 MiB.
+# A tmpfs has no writeback statistics of its own, so auto goes by the
+# whole machine's data waiting to be written (/proc/meminfo).  Data of
+# another program, left unwritten on a disk (not on the tmpfs, whose pages
+# are never dirty): the bound brought down to 1 MiB.
 dd if=/dev/zero of="$TESTDIR/neighbour" bs=1M count=8 status=none
 dirty=$(awk '/^(Dirty|Writeback):/ { n += $2 } END { print n + 0 }' /proc/meminfo)
 if [ "$dirty" -le 2048 ]; then
@@ -269,7 +274,7 @@ else
 	UNPKG_AUTO_DIRTY_MAX_MIB=1 trace_install "$root" auto "$TESTDIR/smboot.deb"
 	assert_grep '^stats: sync mode: uring \(auto for tmpfs, default\)' "$TESTDIR/out" \
 		"auto takes uring beside unwritten data"
-	assert_grep '^stats: data waiting to be written before the run: [0-9]+ MiB, more than auto lets syncfs write out' \
+	assert_grep '^stats: data waiting to be written before the run: [0-9]+ MiB on the whole machine \(/proc/meminfo\), more than auto lets syncfs write out' \
 		"$TESTDIR/out" "--stats says what auto saw"
 	expect_count "syncfs beside unwritten data" "$(calls syncfs "$root")" 0
 	# below the bound: syncfs, and --stats says how much it saw
@@ -277,10 +282,100 @@ else
 	trace_install "$root" auto "$TESTDIR/smboot.deb"
 	assert_grep '^stats: sync mode: syncfs \(auto for tmpfs, default\)' "$TESTDIR/out" \
 		"auto keeps syncfs below the bound"
-	assert_grep '^stats: data waiting to be written before the run: [0-9]+ MiB$' \
+	assert_grep '^stats: data waiting to be written before the run: [0-9]+ MiB on the whole machine \(/proc/meminfo\)$' \
 		"$TESTDIR/out" "--stats says what auto saw below the bound"
 fi
 rm -f "$TESTDIR/neighbour"
+unmount_all
+
+# dirty_beside FILE: 64 MiB written into the new file FILE and left
+# unwritten (a new file: ext4 writes a truncated and rewritten one back
+# when it is closed).
+dirty_beside() {
+	rm -f "$1"
+	dd if=/dev/zero of="$1" bs=1M count=64 status=none
+}
+
+# bdi_dirty_mib MAJ:MIN: the data waiting to be written back to the device
+# by its writeback statistics (debugfs), in MiB.
+bdi_dirty_mib() {
+	awk '/^Bdi(Reclaimable|Writeback):/ { n += $2 } END { print int(n / 1024) }' \
+		"$DEBUGFS/bdi/$1/stats"
+}
+
+# auto_beside ROOT WHERE DEVICE MODE: install smboot into ROOT with auto
+# right after 64 MiB were left unwritten in the file WHERE, with a bound of
+# 16 MiB: MODE (syncfs or uring) expected, and --stats naming the
+# writeback statistics of DEVICE as the figure.  The machine's figure
+# (/proc/meminfo) then holds those 64 MiB, so going by it would always
+# give uring.
+auto_beside() {
+	local root=$1 where=$2 dev=$3 mode=$4 cls=$5 tail=
+	dirty_beside "$where"
+	[ "$(bdi_dirty_mib "$(mountpoint -d "$(dirname "$where")")")" -ge 32 ] || {
+		skip_part "auto beside $where" "the data was written back before the run"
+		return 0
+	}
+	UNPKG_AUTO_DIRTY_MAX_MIB=16 trace_install "$root" auto "$TESTDIR/smboot.deb"
+	rm -f "$where"
+	note "beside $where: $(grep '^stats: data waiting' "$TESTDIR/out")"
+	assert_grep "^stats: sync mode: $mode \\(auto for $cls, default\\)" "$TESTDIR/out" \
+		"auto takes $mode beside 64 MiB unwritten in $where"
+	if [ "$mode" = uring ]; then
+		tail=", more than auto lets syncfs write out: file by file instead"
+	fi
+	assert_grep "^stats: data waiting to be written before the run: [0-9]+ MiB on its file systems \\(the writeback statistics of device $dev\\)$tail\$" \
+		"$TESTDIR/out" "--stats: the figure of $dev, beside 64 MiB unwritten in $where"
+	if [ "$mode" = uring ]; then
+		expect_count "syncfs beside $where" "$(calls syncfs "$root")" 0
+	elif [ "$(calls syncfs "$root")" -lt 1 ]; then
+		check_fail "no syncfs on $root beside $where"
+	fi
+}
+
+section "auto beside unwritten data on another file system: syncfs; on its own: uring"
+# The figure auto goes by is the data waiting to be written back to the
+# run's own file systems, from their devices' writeback statistics in
+# debugfs (mounted here if it is not; Linux 6.10 and later, whose
+# statistics count every cgroup's writeback, show wb_stats beside them).
+DEBUGFS=/sys/kernel/debug
+if [ ! -d "$DEBUGFS/bdi" ] && mount -t debugfs debugfs "$DEBUGFS" 2>/dev/null; then
+	MOUNTS+=("$DEBUGFS")
+fi
+if [ ! -d "$DEBUGFS/bdi" ]; then
+	skip_part "auto by the devices' writeback statistics" "debugfs cannot be mounted on $DEBUGFS"
+else
+	# ext4 writes delayed allocations back by itself once its free space
+	# is less than twice what waits for them: room for 64 MiB
+	IMG_SIZE=320M mount_img ext4 "$TESTDIR/fs-root"
+	IMG_SIZE=320M mount_img ext4 "$TESTDIR/fs-other"
+	rootdev=$(mountpoint -d "$TESTDIR/fs-root")
+	if [ ! -e "$DEBUGFS/bdi/$rootdev/wb_stats" ]; then
+		skip_part "auto by the devices' writeback statistics" \
+			"no $DEBUGFS/bdi/$rootdev/wb_stats (a kernel before 6.10): auto counts the whole machine"
+	else
+		root=$TESTDIR/fs-root/root
+		mkroot "$root"
+		sync -f "$root"
+		auto_beside "$root" "$TESTDIR/fs-other/neighbour" "$rootdev" syncfs "ext4 with a journal"
+		auto_beside "$root" "$TESTDIR/fs-root/neighbour" "$rootdev" uring "ext4 with a journal"
+
+		# an overlayfs root: its pages wait on its upper layer's file
+		# system, here fs-root's, the lower layer on fs-other
+		ov=$TESTDIR/ov
+		mkdir -p "$TESTDIR/fs-other/lower" "$TESTDIR/fs-root/upper" \
+			"$TESTDIR/fs-root/work" "$ov"
+		if mount -t overlay overlay -o "lowerdir=$TESTDIR/fs-other/lower,upperdir=$TESTDIR/fs-root/upper,workdir=$TESTDIR/fs-root/work" "$ov" 2>/dev/null; then
+			MOUNTS+=("$ov")
+			mkroot "$ov"
+			sync -f "$ov"
+			auto_beside "$ov" "$TESTDIR/fs-other/neighbour" "$rootdev" syncfs overlayfs
+			auto_beside "$ov" "$TESTDIR/fs-root/neighbour" "$rootdev" uring overlayfs
+		else
+			skip_part "auto on an overlayfs root" "cannot mount an overlayfs here"
+		fi
+	fi
+fi
 unmount_all
 
 section "the commit object's own tests, on ext2 and on tmpfs"
