@@ -763,9 +763,9 @@ static int dep_usable(void *ctx, const struct unpkg_db_pkg *dp)
 static int deps_check(struct tpr *t, struct tp *p, struct unpkg_buf *why,
 		      struct unpkg_err *err)
 {
-	static const char *const fields[] = { "Pre-Depends", "Depends" };
 	static const char *const verbs[] = { "pre-depends on", "depends on" };
 	const struct unpkg_db_pkg *dp;
+	struct unpkg_relations rels[2];
 	enum dep_check res = DEP_OK;
 	size_t f, i, j;
 
@@ -775,28 +775,22 @@ static int deps_check(struct tpr *t, struct tp *p, struct unpkg_buf *why,
 		return DEP_OK;
 	if (unpkg_pkgindex_build(&t->r.index, err) < 0)
 		return -1;
+	if (depends_fields(&dp->para, rels, err) < 0) {
+		depends_fields_destroy(rels);
+		return -1;
+	}
 	for (f = 0; f < 2; f++) {
-		const char *value = unpkg_para_get(&dp->para, fields[f]);
-		struct unpkg_relations rels;
-
-		if (value == NULL)
-			continue;
-		unpkg_relations_init(&rels);
-		if (unpkg_relations_parse_lax(&rels, fields[f], value,
-					      err) < 0) {
-			unpkg_relations_destroy(&rels);
-			return -1;
-		}
-		for (i = 0; i < rels.count; i++) {
-			struct unpkg_relations one = { .rels = &rels.rels[i],
+		for (i = 0; i < rels[f].count; i++) {
+			const struct unpkg_relation *rel = &rels[f].rels[i];
+			struct unpkg_relations one = { .rels = &rels[f].rels[i],
 						       .count = 1 };
 			struct dep_ctx now = { 0 }, later = { 1 };
 			int met = 0, wait = 0;
 			char *text;
 
-			for (j = 0; j < rels.rels[i].count; j++) {
+			for (j = 0; j < rel->count; j++) {
 				const struct unpkg_relation_alt *a =
-					&rels.rels[i].alts[j];
+					&rel->alts[j];
 				const struct unpkg_candidate *c =
 					unpkg_pkgindex_candidates(&t->r.index,
 								  a->name);
@@ -818,8 +812,8 @@ static int deps_check(struct tpr *t, struct tp *p, struct unpkg_buf *why,
 					 p->key, verbs[f],
 					 text != NULL ? text : "?");
 			free(text);
-			for (j = 0; j < rels.rels[i].count; j++) {
-				const char *n = rels.rels[i].alts[j].name;
+			for (j = 0; j < rel->count; j++) {
+				const char *n = rel->alts[j].name;
 				const struct unpkg_db_pkg *q =
 					unpkg_db_find(t->r.db, n, NULL);
 				enum unpkg_status st =
@@ -834,8 +828,8 @@ static int deps_check(struct tpr *t, struct tp *p, struct unpkg_buf *why,
 					: "is not installed");
 			}
 		}
-		unpkg_relations_destroy(&rels);
 	}
+	depends_fields_destroy(rels);
 	return (int)res;
 }
 

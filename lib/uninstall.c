@@ -274,7 +274,6 @@ static int still_usable(void *ctx, const struct unpkg_db_pkg *dp)
 static int dependents(struct run *r, size_t at, char *why, size_t whylen,
 		      struct unpkg_err *err)
 {
-	static const char *const fields[] = { "Pre-Depends", "Depends" };
 	const struct pkg *p = &r->pkgs[at];
 	struct usable_ctx u = { r, p };
 	size_t i, j, k, f, used = 0;
@@ -285,24 +284,18 @@ static int dependents(struct run *r, size_t at, char *why, size_t whylen,
 		return -1;
 	for (i = 0; i < unpkg_db_count(r->db); i++) {
 		const struct unpkg_db_pkg *q = unpkg_db_at(r->db, i);
+		struct unpkg_relations rels[2];
 
 		if (!unpkg_pkg_present(q) || strcmp(q->key, p->key) == 0)
 			continue;
+		if (depends_fields(&q->para, rels, err) < 0) {
+			depends_fields_destroy(rels);
+			return -1;
+		}
 		for (f = 0; f < 2; f++) {
-			const char *value = unpkg_para_get(&q->para, fields[f]);
-			struct unpkg_relations rels;
-
-			if (value == NULL)
-				continue;
-			unpkg_relations_init(&rels);
-			if (unpkg_relations_parse_lax(&rels, fields[f], value,
-						      err) < 0) {
-				unpkg_relations_destroy(&rels);
-				return -1;
-			}
-			for (j = 0; j < rels.count; j++) {
-				const struct unpkg_relation *rel = &rels.rels[j];
-				struct unpkg_relations one = { .rels = &rels.rels[j],
+			for (j = 0; j < rels[f].count; j++) {
+				const struct unpkg_relation *rel = &rels[f].rels[j];
+				struct unpkg_relations one = { .rels = &rels[f].rels[j],
 							       .count = 1 };
 				int names_p = 0, met = 0;
 				char *text;
@@ -336,8 +329,8 @@ static int dependents(struct run *r, size_t at, char *why, size_t whylen,
 							 text != NULL ? text : "?");
 				free(text);
 			}
-			unpkg_relations_destroy(&rels);
 		}
+		depends_fields_destroy(rels);
 	}
 	return broken ? 0 : later ? 2 : 1;
 }
