@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,61 +230,29 @@ static int add_pkg(struct run *r, const struct unpkg_db_pkg *dp,
 	return load_pkg(r, p, dp, err);
 }
 
-/* The bucket of package name `name` in dpkg's package table (32-bit
- * FNV-1a, 65521 buckets): --pending takes the packages in the order of
- * that table, as dpkg walks it. */
-static unsigned long dpkg_bucket(const char *name)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *name != '\0'; name++) {
-		h ^= (unsigned char)*name;
-		h *= 16777619u;
-	}
-	return h % 65521u;
-}
-
-struct pending_entry {
-	unsigned long bucket;
-	size_t index;		/* in the database: ties keep its order */
-};
-
-static int cmp_pending(const void *a, const void *b)
-{
-	const struct pending_entry *x = a, *y = b;
-
-	if (x->bucket != y->bucket)
-		return x->bucket < y->bucket ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
 /* Every package the database has unpacked or half-configured, in the
  * order dpkg's --pending takes them. */
 static int add_pending(struct run *r, struct unpkg_err *err)
 {
-	size_t n = unpkg_db_count(r->db), k = 0, i;
-	struct pending_entry *v = calloc(n != 0 ? n : 1, sizeof(*v));
+	size_t n = unpkg_db_count(r->db), i;
+	size_t *order = unpkg_db_walk_order(r->db, err);
 	int ret = -1;
 
-	if (v == NULL)
-		return unpkg_err_nomem(err);
+	if (order == NULL)
+		return -1;
 	for (i = 0; i < n; i++) {
-		const struct unpkg_db_pkg *dp = unpkg_db_at(r->db, i);
+		const struct unpkg_db_pkg *dp = unpkg_db_at(r->db, order[i]);
 		enum unpkg_status st = unpkg_db_pkg_state(dp);
 
 		if (st != UNPKG_STATUS_UNPACKED &&
 		    st != UNPKG_STATUS_HALF_CONFIGURED)
 			continue;
-		v[k].bucket = dpkg_bucket(dp->name);
-		v[k++].index = i;
-	}
-	qsort(v, k, sizeof(*v), cmp_pending);
-	for (i = 0; i < k; i++)
-		if (add_pkg(r, unpkg_db_at(r->db, v[i].index), err) < 0)
+		if (add_pkg(r, dp, err) < 0)
 			goto out;
+	}
 	ret = 0;
 out:
-	free(v);
+	free(order);
 	return ret;
 }
 

@@ -1166,6 +1166,44 @@ const struct unpkg_db_pkg *unpkg_db_at(const struct unpkg_db *db, size_t i)
 	return &db->v[i]->pub;
 }
 
+unsigned int unpkg_db_pkg_bin(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *name != '\0'; name++) {
+		h ^= (uint32_t)*name;
+		h *= 16777619u;
+	}
+	return h % 65521u;
+}
+
+static int walk_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct unpkg_db *db = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	unsigned int bx = unpkg_db_pkg_bin(db->v[x]->pub.name);
+	unsigned int by = unpkg_db_pkg_bin(db->v[y]->pub.name);
+
+	if (bx != by)
+		return bx < by ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+size_t *unpkg_db_walk_order(const struct unpkg_db *db, struct unpkg_err *err)
+{
+	size_t *at = calloc(db->n != 0 ? db->n : 1, sizeof(*at));
+	size_t i;
+
+	if (at == NULL) {
+		unpkg_err_nomem(err);
+		return NULL;
+	}
+	for (i = 0; i < db->n; i++)
+		at[i] = i;
+	qsort_r(at, db->n, sizeof(*at), walk_cmp, (void *)db);
+	return at;
+}
+
 static size_t find_index(const struct unpkg_db *db, const char *name,
 			 const char *arch)
 {

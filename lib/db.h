@@ -77,6 +77,20 @@ int unpkg_db_dirfd(const struct unpkg_db *db);
 size_t unpkg_db_count(const struct unpkg_db *db);
 const struct unpkg_db_pkg *unpkg_db_at(const struct unpkg_db *db, size_t i);
 
+/* The bin of package name `name` in dpkg's package table: 32-bit FNV-1a
+ * of its bytes modulo the table's 65521 bins.  Each byte is a plain char
+ * widened to unsigned int, as dpkg's str_fnv_hash() takes it, so that a
+ * byte >= 0x80 hashes as dpkg built for the same machine hashes it. */
+unsigned int unpkg_db_pkg_bin(const char *name);
+
+/* The indices (for unpkg_db_at()) of every package of `db`, in the order
+ * dpkg walks its package table, the order of its --pending: by bin, and
+ * within a bin in the order of the database (dpkg chains a bin's
+ * packages in the order it read them from the status file).  A malloc'd
+ * array of unpkg_db_count() entries (not NULL when empty), or NULL on
+ * error. */
+size_t *unpkg_db_walk_order(const struct unpkg_db *db, struct unpkg_err *err);
+
 /* Look a package up by name and architecture; arch NULL matches the first
  * package with that name.  NULL if absent. */
 const struct unpkg_db_pkg *unpkg_db_find(const struct unpkg_db *db,

@@ -34,6 +34,31 @@ static int usable(const struct run *r, const struct unpkg_db_pkg *dp,
 	return 0;
 }
 
+int depends_fields(const struct unpkg_para *para,
+		   struct unpkg_relations rels[2], struct unpkg_err *err)
+{
+	static const char *const fields[] = { "Pre-Depends", "Depends" };
+	size_t f;
+
+	for (f = 0; f < 2; f++)
+		unpkg_relations_init(&rels[f]);
+	for (f = 0; f < 2; f++) {
+		const char *value = unpkg_para_get(para, fields[f]);
+
+		if (value != NULL &&
+		    unpkg_relations_parse_lax(&rels[f], fields[f], value,
+					      err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void depends_fields_destroy(struct unpkg_relations rels[2])
+{
+	unpkg_relations_destroy(&rels[0]);
+	unpkg_relations_destroy(&rels[1]);
+}
+
 int depends_alt_met(const struct unpkg_relation_alt *alt,
 		    const struct unpkg_candidate *c,
 		    int (*usable_fn)(void *ctx, const struct unpkg_db_pkg *dp),

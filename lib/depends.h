@@ -49,6 +49,15 @@ int depends_configure(struct run *r, const struct pkg *p,
 		      size_t whylen, enum depends_verdict *verdict,
 		      struct unpkg_err *err);
 
+/* The Pre-Depends (rels[0]) and the Depends (rels[1]) of the stanza
+ * `para` of a package of the database, parsed leniently as dpkg reads
+ * its database; an absent field has no relations.  `rels` are
+ * initialised even on error (-1): destroy them with
+ * depends_fields_destroy() in either case. */
+int depends_fields(const struct unpkg_para *para,
+		   struct unpkg_relations rels[2], struct unpkg_err *err);
+void depends_fields_destroy(struct unpkg_relations rels[2]);
+
 /* Is `alt` met by one of the candidates of chain `c` (the packages of
  * its name and those that Provide it, unpkg_pkgindex_candidates()) that
  * usable_fn(ctx, pkg) accepts?  An unversioned Provides only meets an

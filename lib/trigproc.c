@@ -19,6 +19,7 @@
 /* A package of the database as trigger processing sees it. */
 struct tp {
 	char *name, *arch, *key;	/* arch "" for none */
+	size_t at;			/* its index in the database */
 	char *version;			/* its Version, or NULL */
 	char *config_version;		/* the version last configured */
 	enum unpkg_status st;
@@ -165,17 +166,6 @@ static char *strv_join(char *const *v, size_t n)
 	if (b.s == NULL)
 		return strdup("");
 	return b.s;
-}
-
-unsigned int unpkg_trigproc_bin(const char *name)
-{
-	unsigned int h = 2166136261U;
-
-	for (; *name != '\0'; name++) {
-		h ^= (unsigned int)(signed char)*name;
-		h *= 16777619U;
-	}
-	return h % 65521U;
 }
 
 /* --- triggers/Unincorp ---------------------------------------------------- */
@@ -362,19 +352,31 @@ static int store_all(struct tpr *t, struct unpkg_err *err)
 	return 0;
 }
 
-static int cmp_order(const void *a, const void *b, void *ctx)
+/* t->order: the packages of t->v in the order dpkg walks its package
+ * table. */
+static int order_v(struct tpr *t, struct unpkg_err *err)
 {
-	const struct tpr *t = ctx;
-	const struct tp *x = &t->v[*(const size_t *)a];
-	const struct tp *y = &t->v[*(const size_t *)b];
-	unsigned int bx = unpkg_trigproc_bin(x->name);
-	unsigned int by = unpkg_trigproc_bin(y->name);
-	int c;
+	size_t n = unpkg_db_count(t->r.db), i, k = 0;
+	size_t *walk = unpkg_db_walk_order(t->r.db, err);
+	size_t *in_v = calloc(n + 1, sizeof(*in_v));	/* at -> index + 1 */
+	int ret = -1;
 
-	if (bx != by)
-		return bx < by ? -1 : 1;
-	c = strcmp(x->name, y->name);
-	return c != 0 ? c : strcmp(x->arch, y->arch);
+	if (walk == NULL)
+		goto out;
+	if (in_v == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	for (i = 0; i < t->n; i++)
+		in_v[t->v[i].at] = i + 1;
+	for (i = 0; i < n; i++)
+		if (in_v[walk[i]] != 0)
+			t->order[k++] = in_v[walk[i]] - 1;
+	ret = 0;
+out:
+	free(walk);
+	free(in_v);
+	return ret;
 }
 
 static int load(struct tpr *t, struct unpkg_err *err)
@@ -393,6 +395,7 @@ static int load(struct tpr *t, struct unpkg_err *err)
 		if (unpkg_db_pkg_status(dp, &want, &flag, &status) < 0)
 			continue;
 		t->n++;
+		p->at = i;
 		p->name = strdup(dp->name);
 		p->arch = strdup(dp->arch);
 		p->key = strdup(dp->key);
@@ -423,10 +426,7 @@ static int load(struct tpr *t, struct unpkg_err *err)
 		 * them back, from the front */
 		strv_reverse(p->pend, p->npend);
 	}
-	for (i = 0; i < t->n; i++)
-		t->order[i] = i;
-	qsort_r(t->order, t->n, sizeof(*t->order), cmp_order, t);
-	return 0;
+	return order_v(t, err);
 }
 
 /* --- activations (dpkg's trig_record_activation) --------------------------- */
@@ -763,9 +763,9 @@ static int dep_usable(void *ctx, const struct unpkg_db_pkg *dp)
 static int deps_check(struct tpr *t, struct tp *p, struct unpkg_buf *why,
 		      struct unpkg_err *err)
 {
-	static const char *const fields[] = { "Pre-Depends", "Depends" };
 	static const char *const verbs[] = { "pre-depends on", "depends on" };
 	const struct unpkg_db_pkg *dp;
+	struct unpkg_relations rels[2];
 	enum dep_check res = DEP_OK;
 	size_t f, i, j;
 
@@ -775,28 +775,22 @@ static int deps_check(struct tpr *t, struct tp *p, struct unpkg_buf *why,
 		return DEP_OK;
 	if (unpkg_pkgindex_build(&t->r.index, err) < 0)
 		return -1;
+	if (depends_fields(&dp->para, rels, err) < 0) {
+		depends_fields_destroy(rels);
+		return -1;
+	}
 	for (f = 0; f < 2; f++) {
-		const char *value = unpkg_para_get(&dp->para, fields[f]);
-		struct unpkg_relations rels;
-
-		if (value == NULL)
-			continue;
-		unpkg_relations_init(&rels);
-		if (unpkg_relations_parse_lax(&rels, fields[f], value,
-					      err) < 0) {
-			unpkg_relations_destroy(&rels);
-			return -1;
-		}
-		for (i = 0; i < rels.count; i++) {
-			struct unpkg_relations one = { .rels = &rels.rels[i],
+		for (i = 0; i < rels[f].count; i++) {
+			const struct unpkg_relation *rel = &rels[f].rels[i];
+			struct unpkg_relations one = { .rels = &rels[f].rels[i],
 						       .count = 1 };
 			struct dep_ctx now = { 0 }, later = { 1 };
 			int met = 0, wait = 0;
 			char *text;
 
-			for (j = 0; j < rels.rels[i].count; j++) {
+			for (j = 0; j < rel->count; j++) {
 				const struct unpkg_relation_alt *a =
-					&rels.rels[i].alts[j];
+					&rel->alts[j];
 				const struct unpkg_candidate *c =
 					unpkg_pkgindex_candidates(&t->r.index,
 								  a->name);
@@ -818,8 +812,8 @@ static int deps_check(struct tpr *t, struct tp *p, struct unpkg_buf *why,
 					 p->key, verbs[f],
 					 text != NULL ? text : "?");
 			free(text);
-			for (j = 0; j < rels.rels[i].count; j++) {
-				const char *n = rels.rels[i].alts[j].name;
+			for (j = 0; j < rel->count; j++) {
+				const char *n = rel->alts[j].name;
 				const struct unpkg_db_pkg *q =
 					unpkg_db_find(t->r.db, n, NULL);
 				enum unpkg_status st =
@@ -834,8 +828,8 @@ static int deps_check(struct tpr *t, struct tp *p, struct unpkg_buf *why,
 					: "is not installed");
 			}
 		}
-		unpkg_relations_destroy(&rels);
 	}
+	depends_fields_destroy(rels);
 	return (int)res;
 }
 

@@ -51,11 +51,6 @@ int unpkg_trigproc(const struct unpkg_install_opts *o,
 		   const char *const *names, size_t n,
 		   enum unpkg_trigproc_mode mode, struct unpkg_err *err);
 
-/* dpkg's package hash bin of `name` (FNV-1a modulo 65521): dpkg walks its
- * packages in the order of these bins, which decides the order of
- * --pending.  For tests. */
-unsigned int unpkg_trigproc_bin(const char *name);
-
 /* One line of triggers/Unincorp: trigger `trigger` activated, awaited by
  * `awaiter` (NULL for "-", no awaiter).  Called once per package named on
  * the line. */

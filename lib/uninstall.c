@@ -192,57 +192,26 @@ static int add_pkg(struct run *r, const struct unpkg_db_pkg *q, int purge,
 
 /* The packages named, or with `pending` those selected for removal, as
  * dpkg takes them. */
-/* A package of the database by the bin of dpkg's package table
- * (FNV-1a of its name modulo 65521), the order in which dpkg walks the
- * table for --pending; then by its place in the database. */
-struct by_bin {
-	unsigned long bin;
-	size_t at;
-};
-
-static int by_bin_cmp(const void *a, const void *b)
-{
-	const struct by_bin *x = a, *y = b;
-
-	if (x->bin != y->bin)
-		return x->bin < y->bin ? -1 : 1;
-	return x->at < y->at ? -1 : x->at > y->at;
-}
-
-static unsigned long dpkg_bin(const char *name)
-{
-	unsigned long h = 0x811c9dc5UL;
-
-	for (; *name != '\0'; name++)
-		h = ((h ^ (unsigned char)*name) * 0x01000193UL) & 0xffffffffUL;
-	return h % 65521;
-}
-
 static int select_pkgs(struct run *r, const char *const *names, size_t n,
 		       int purge, int pending, struct unpkg_err *err)
 {
 	size_t i, count = pending ? unpkg_db_count(r->db) : n;
-	struct by_bin *order = NULL;
+	size_t *order = NULL;
 	int ret = -1;
 
 	r->pkgs = calloc(count != 0 ? count : 1, sizeof(*r->pkgs));
-	order = calloc(count != 0 ? count : 1, sizeof(*order));
-	if (r->pkgs == NULL || order == NULL) {
+	if (r->pkgs == NULL) {
 		unpkg_err_nomem(err);
 		goto out;
 	}
-	for (i = 0; pending && i < count; i++) {
-		order[i].bin = dpkg_bin(unpkg_db_at(r->db, i)->name);
-		order[i].at = i;
-	}
-	if (pending)
-		qsort(order, count, sizeof(*order), by_bin_cmp);
+	if (pending && (order = unpkg_db_walk_order(r->db, err)) == NULL)
+		goto out;
 	for (i = 0; i < count; i++) {
 		const struct unpkg_db_pkg *q;
 		const char *want, *flag, *status;
 
 		if (pending) {
-			q = unpkg_db_at(r->db, order[i].at);
+			q = unpkg_db_at(r->db, order[i]);
 			if (unpkg_db_pkg_status(q, &want, &flag, &status) < 0 ||
 			    strcmp(status, "not-installed") == 0 ||
 			    (strcmp(want, "purge") != 0 &&
@@ -305,7 +274,6 @@ static int still_usable(void *ctx, const struct unpkg_db_pkg *dp)
 static int dependents(struct run *r, size_t at, char *why, size_t whylen,
 		      struct unpkg_err *err)
 {
-	static const char *const fields[] = { "Pre-Depends", "Depends" };
 	const struct pkg *p = &r->pkgs[at];
 	struct usable_ctx u = { r, p };
 	size_t i, j, k, f, used = 0;
@@ -316,24 +284,18 @@ static int dependents(struct run *r, size_t at, char *why, size_t whylen,
 		return -1;
 	for (i = 0; i < unpkg_db_count(r->db); i++) {
 		const struct unpkg_db_pkg *q = unpkg_db_at(r->db, i);
+		struct unpkg_relations rels[2];
 
 		if (!unpkg_pkg_present(q) || strcmp(q->key, p->key) == 0)
 			continue;
+		if (depends_fields(&q->para, rels, err) < 0) {
+			depends_fields_destroy(rels);
+			return -1;
+		}
 		for (f = 0; f < 2; f++) {
-			const char *value = unpkg_para_get(&q->para, fields[f]);
-			struct unpkg_relations rels;
-
-			if (value == NULL)
-				continue;
-			unpkg_relations_init(&rels);
-			if (unpkg_relations_parse_lax(&rels, fields[f], value,
-						      err) < 0) {
-				unpkg_relations_destroy(&rels);
-				return -1;
-			}
-			for (j = 0; j < rels.count; j++) {
-				const struct unpkg_relation *rel = &rels.rels[j];
-				struct unpkg_relations one = { .rels = &rels.rels[j],
+			for (j = 0; j < rels[f].count; j++) {
+				const struct unpkg_relation *rel = &rels[f].rels[j];
+				struct unpkg_relations one = { .rels = &rels[f].rels[j],
 							       .count = 1 };
 				int names_p = 0, met = 0;
 				char *text;
@@ -367,8 +329,8 @@ static int dependents(struct run *r, size_t at, char *why, size_t whylen,
 							 text != NULL ? text : "?");
 				free(text);
 			}
-			unpkg_relations_destroy(&rels);
 		}
+		depends_fields_destroy(rels);
 	}
 	return broken ? 0 : later ? 2 : 1;
 }

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -694,6 +695,55 @@ START_TEST(t_multiarch_order)
 				    "foo:i386 1 " INST " same\n"
 				    "zed 1 " INST " no\n");
 	}
+	fx_destroy(&fx);
+}
+END_TEST
+
+/* The bin of a name in dpkg's package table: FNV-1a modulo 65521, as
+ * dpkg's str_fnv_hash() with a plain char. */
+START_TEST(t_pkg_bin)
+{
+	ck_assert_uint_eq(unpkg_db_pkg_bin("a"), 34467);
+	ck_assert_uint_eq(unpkg_db_pkg_bin("ta"), 33950);
+	ck_assert_uint_eq(unpkg_db_pkg_bin("tc"), 25464);
+	ck_assert_uint_eq(unpkg_db_pkg_bin("libc6"), 46057);
+	/* dpkg widens a byte >= 0x80 through a plain char */
+	ck_assert_uint_eq(unpkg_db_pkg_bin("z\xc3\xa9"),
+			  CHAR_MIN < 0 ? 40173 : 23568);
+}
+END_TEST
+
+/* dpkg's walk of its package table: by bin, then in the database's order
+ * (p108 and p1773 share bin 15966; foo's two instances bin 29866). */
+START_TEST(t_walk_order)
+{
+	static const char *const want[] = {
+		"p108", "p1773", "tc", "foo:amd64", "foo:i386", "ta", "a", "b"
+	};
+	struct fixture fx;
+	struct unpkg_db *db;
+	struct unpkg_err err;
+	size_t *order, i;
+
+	fx_init(&fx);
+	fx_write(&fx, "status",
+		 cat(stz("b", "amd64", NULL, INST, "1"), "\n",
+		     stz("p1773", "amd64", NULL, INST, "1"), "\n",
+		     stz("foo", "i386", "same", INST, "1"), "\n",
+		     stz("a", "amd64", NULL, INST, "1"), "\n",
+		     stz("tc", "amd64", NULL, INST, "1"), "\n",
+		     stz("foo", "amd64", "same", INST, "1"), "\n",
+		     stz("ta", "amd64", NULL, INST, "1"), "\n",
+		     stz("p108", "amd64", NULL, INST, "1"), "\n", NULL));
+	db = open_ok(fx.admin, UNPKG_DB_READONLY);
+	unpkg_err_init(&err);
+	order = unpkg_db_walk_order(db, &err);
+	ck_assert_ptr_nonnull(order);
+	ck_assert_uint_eq(unpkg_db_count(db), 8);
+	for (i = 0; i < 8; i++)
+		ck_assert_str_eq(unpkg_db_at(db, order[i])->key, want[i]);
+	free(order);
+	unpkg_db_free(db);
 	fx_destroy(&fx);
 }
 END_TEST
@@ -1540,6 +1590,8 @@ static Suite *db_suite(void)
 	tcase_add_checked_fixture(tc, NULL, gc_free);
 	tcase_add_test(tc, t_missing_admindir);
 	tcase_add_test(tc, t_pkg_state);
+	tcase_add_test(tc, t_pkg_bin);
+	tcase_add_test(tc, t_walk_order);
 	tcase_add_test(tc, t_create);
 	tcase_add_test(tc, t_remove_made);
 	tcase_add_test(tc, t_format);

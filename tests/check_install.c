@@ -15,9 +15,7 @@
 #include "testutil.h"
 
 struct fx {
-	char *tmp;
-	char root[4096];
-	char admin[4200];
+	struct tu_root r;
 	struct unpkg_stats st;
 	enum unpkg_sync_mode sync;	/* UNPKG_SYNC_DPKG unless a test says */
 	unsigned int force;		/* more UNPKG_FORCE_* for every run */
@@ -45,26 +43,17 @@ static void on_event(void *ctx, const struct unpkg_event *ev)
 static void fx_init(struct fx *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->tmp = tu_mkdtemp();
-	snprintf(f->root, sizeof(f->root), "%s/root", f->tmp);
-	snprintf(f->admin, sizeof(f->admin), "%s/var/lib/dpkg", f->root);
-	ck_assert_int_eq(mkdir(f->root, 0755), 0);
+	tu_root_init(&f->r);
 }
 
 static void fx_destroy(struct fx *f)
 {
-	tu_rm_rf(f->tmp);
-	free(f->tmp);
+	tu_root_destroy(&f->r);
 }
 
 static const char *at(const struct fx *f, const char *rel)
 {
-	static char buf[4][8192];
-	static int n;
-
-	n = (n + 1) % 4;
-	snprintf(buf[n], sizeof(buf[n]), "%s/%s", f->root, rel);
-	return buf[n];
+	return tu_root_at(&f->r, rel);
 }
 
 static char *slurp(const struct fx *f, const char *rel)
@@ -77,9 +66,7 @@ static char *slurp(const struct fx *f, const char *rel)
 
 static int exists(const struct fx *f, const char *rel)
 {
-	struct stat st;
-
-	return lstat(at(f, rel), &st) == 0;
+	return tu_root_exists(&f->r, rel);
 }
 
 /* A package "NAME" with the given control extras, entries and control
@@ -88,21 +75,7 @@ static const char *make_pkg(const struct fx *f, const char *name,
 			    const char *extra, const struct tu_entry *e,
 			    size_t n, const struct tu_entry *cm, size_t ncm)
 {
-	static char path[4][4096];
-	static int k;
-	char control[1024];
-	struct tu_deb spec = { .control = control, .entries = e,
-			       .n_entries = n, .control_members = cm,
-			       .n_control_members = ncm };
-
-	k = (k + 1) % 4;
-	snprintf(control, sizeof(control),
-		 "Package: %s\nVersion: 1.0\nArchitecture: all\n"
-		 "Maintainer: t <t@example.org>\n%sDescription: d\n",
-		 name, extra != NULL ? extra : "");
-	snprintf(path[k], sizeof(path[k]), "%s/%s.deb", f->tmp, name);
-	tu_build_deb(path[k], &spec);
-	return path[k];
+	return tu_root_deb(&f->r, name, extra, e, n, cm, ncm);
 }
 
 static int install(struct fx *f, int configure, int force_depends,
@@ -110,8 +83,8 @@ static int install(struct fx *f, int configure, int force_depends,
 {
 	struct unpkg_events ev = { .fn = on_event, .ctx = f };
 	struct unpkg_install_opts o = {
-		.instdir = f->root,
-		.admindir = f->admin,
+		.instdir = f->r.root,
+		.admindir = f->r.admin,
 		.sync = f->sync,
 		.configure = configure,
 		.frontend_lock = 1,
@@ -134,8 +107,8 @@ static int configure(struct fx *f, const char *const *names, size_t n)
 {
 	struct unpkg_events ev = { .fn = on_event, .ctx = f };
 	struct unpkg_install_opts o = {
-		.instdir = f->root,
-		.admindir = f->admin,
+		.instdir = f->r.root,
+		.admindir = f->r.admin,
 		.sync = f->sync,
 		.frontend_lock = 1,
 		.force = f->force,
@@ -164,13 +137,13 @@ static char *snapshot(const struct fx *f)
 	char cmd[16384], out[4200];
 	char *s;
 
-	snprintf(out, sizeof(out), "%s/snap", f->tmp);
+	snprintf(out, sizeof(out), "%s/snap", f->r.tmp);
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && find . ! -name lock ! -name lock-frontend "
 		 "! -name status-old -printf '%%p %%y %%m %%s %%l\\n' | "
 		 "LC_ALL=C sort > '%s' && find . -type f ! -name 'lock*' "
 		 "! -name status-old -exec md5sum {} + | LC_ALL=C sort >> '%s'",
-		 f->root, out, out);
+		 f->r.root, out, out);
 	ck_assert_int_eq(system(cmd), 0);
 	s = tu_read_file(out, NULL);
 	ck_assert_ptr_nonnull(s);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,9 +18,7 @@
 #include "uninstall.h"
 
 struct fx {
-	char *tmp;
-	char root[4096];
-	char admin[4200];
+	struct tu_root r;
 	struct unpkg_stats st;
 	unsigned int force;
 	int errors, warnings;
@@ -40,33 +37,22 @@ static void on_event(void *ctx, const struct unpkg_event *ev)
 static void fx_init(struct fx *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->tmp = tu_mkdtemp();
-	snprintf(f->root, sizeof(f->root), "%s/root", f->tmp);
-	snprintf(f->admin, sizeof(f->admin), "%s/var/lib/dpkg", f->root);
-	ck_assert_int_eq(mkdir(f->root, 0755), 0);
+	tu_root_init(&f->r);
 }
 
 static void fx_destroy(struct fx *f)
 {
-	tu_rm_rf(f->tmp);
-	free(f->tmp);
+	tu_root_destroy(&f->r);
 }
 
 static const char *at(const struct fx *f, const char *rel)
 {
-	static char buf[4][8192];
-	static int n;
-
-	n = (n + 1) % 4;
-	snprintf(buf[n], sizeof(buf[n]), "%s/%s", f->root, rel);
-	return buf[n];
+	return tu_root_at(&f->r, rel);
 }
 
 static int exists(const struct fx *f, const char *rel)
 {
-	struct stat st;
-
-	return lstat(at(f, rel), &st) == 0;
+	return tu_root_exists(&f->r, rel);
 }
 
 static char *status_file(const struct fx *f)
@@ -83,8 +69,7 @@ static char *status_file(const struct fx *f)
 static void add_pkg(struct fx *f, const char *name, const char *extra,
 		    int noconf)
 {
-	char control[1024], dir[64], file[64], common[64], conf[64],
-		conflist[80];
+	char dir[64], file[64], common[64], conf[64], conflist[80];
 	const struct tu_entry e[] = {
 		{ .type = 'd', .path = "./" },
 		{ .type = 'd', .path = "./usr/" },
@@ -99,31 +84,22 @@ static void add_pkg(struct fx *f, const char *name, const char *extra,
 	const struct tu_entry cm[] = {
 		{ .type = 'f', .path = "./conffiles", .data = conflist },
 	};
-	struct tu_deb spec = { .control = control, .entries = e,
-			       .n_entries = noconf ? 7 : 9,
-			       .control_members = cm,
-			       .n_control_members = noconf ? 0 : 1 };
 	struct unpkg_events ev = { .fn = on_event, .ctx = f };
 	struct unpkg_install_opts o = {
-		.instdir = f->root, .admindir = f->admin,
+		.instdir = f->r.root, .admindir = f->r.admin,
 		.sync = UNPKG_SYNC_SYNCFS, .configure = 1,
 		.force = UNPKG_FORCE_DEPENDS, .events = &ev,
 	};
 	struct unpkg_err err;
-	char path[4200];
-	const char *debs[] = { path };
+	const char *debs[1];
 
-	snprintf(control, sizeof(control),
-		 "Package: %s\nVersion: 1.0\nArchitecture: all\n"
-		 "Maintainer: t <t@example.org>\n%sDescription: d\n",
-		 name, extra != NULL ? extra : "");
 	snprintf(dir, sizeof(dir), "./usr/share/%s/", name);
 	snprintf(file, sizeof(file), "./usr/share/%s/file", name);
 	snprintf(common, sizeof(common), "./usr/share/common/%s", name);
 	snprintf(conf, sizeof(conf), "./etc/%s.conf", name);
 	snprintf(conflist, sizeof(conflist), "/etc/%s.conf\n", name);
-	snprintf(path, sizeof(path), "%s/%s.deb", f->tmp, name);
-	tu_build_deb(path, &spec);
+	debs[0] = tu_root_deb(&f->r, name, extra, e, noconf ? 7 : 9, cm,
+			      noconf ? 0 : 1);
 	unpkg_err_init(&err);
 	ck_assert_int_eq(unpkg_install(&o, debs, 1, &err), 0);
 }
@@ -133,7 +109,7 @@ static int run_remove(struct fx *f, int purge, int pending,
 {
 	struct unpkg_events ev = { .fn = on_event, .ctx = f };
 	struct unpkg_install_opts o = {
-		.instdir = f->root, .admindir = f->admin,
+		.instdir = f->r.root, .admindir = f->r.admin,
 		.sync = UNPKG_SYNC_SYNCFS, .frontend_lock = 1,
 		.force = f->force, .events = &ev, .stats = &f->st,
 	};
@@ -315,7 +291,7 @@ START_TEST(test_failed_sync)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		struct unpkg_install_opts o = {
-			.instdir = f.root, .admindir = f.admin,
+			.instdir = f.r.root, .admindir = f.r.admin,
 			.sync = UNPKG_SYNC_SYNCFS,
 		};
 		struct unpkg_err err;

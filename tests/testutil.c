@@ -379,6 +379,60 @@ void tu_rm_rf(const char *path)
 		     r < 0 ? strerror(errno) : "unreadable directory");
 }
 
+void tu_root_init(struct tu_root *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->tmp = tu_mkdtemp();
+	snprintf(r->root, sizeof(r->root), "%s/root", r->tmp);
+	snprintf(r->admin, sizeof(r->admin), "%s/var/lib/dpkg", r->root);
+	ck_assert_int_eq(mkdir(r->root, 0755), 0);
+}
+
+void tu_root_destroy(struct tu_root *r)
+{
+	tu_rm_rf(r->tmp);
+	free(r->tmp);
+	r->tmp = NULL;
+}
+
+const char *tu_root_at(const struct tu_root *r, const char *rel)
+{
+	static char buf[4][8192];
+	static int n;
+
+	n = (n + 1) % 4;
+	snprintf(buf[n], sizeof(buf[n]), "%s/%s", r->root, rel);
+	return buf[n];
+}
+
+int tu_root_exists(const struct tu_root *r, const char *rel)
+{
+	struct stat st;
+
+	return lstat(tu_root_at(r, rel), &st) == 0;
+}
+
+const char *tu_root_deb(const struct tu_root *r, const char *name,
+			const char *extra, const struct tu_entry *e, size_t n,
+			const struct tu_entry *cm, size_t ncm)
+{
+	static char path[4][4096];
+	static int k;
+	char control[1024];
+	struct tu_deb spec = { .control = control, .entries = e,
+			       .n_entries = n, .control_members = cm,
+			       .n_control_members = ncm };
+
+	k = (k + 1) % 4;
+	snprintf(control, sizeof(control),
+		 "Package: %s\nVersion: 1.0\nArchitecture: all\n"
+		 "Maintainer: t <t@example.org>\n%sDescription: d\n",
+		 name, extra != NULL ? extra : "");
+	snprintf(path[k], sizeof(path[k]), "%s/%s.deb", r->tmp, name);
+	tu_build_deb(path[k], &spec);
+	return path[k];
+}
+
 char *tu_read_file(const char *path, size_t *len)
 {
 	char *buf = NULL;

@@ -71,6 +71,30 @@ void tu_build_tar(const struct tu_entry *entries, size_t n, const char *comp,
 char *tu_mkdtemp(void);
 void tu_rm_rf(const char *path);
 
+/* A root to install into: `tmp` a fresh temporary directory, `root`
+ * TMP/root (made), `admin` its admindir ROOT/var/lib/dpkg (not made: the
+ * first run creates it).  tu_root_destroy() removes TMP. */
+struct tu_root {
+	char *tmp;
+	char root[4096];
+	char admin[4200];
+};
+void tu_root_init(struct tu_root *r);
+void tu_root_destroy(struct tu_root *r);
+
+/* ROOT/rel, in one of four static buffers (four may be in use at once). */
+const char *tu_root_at(const struct tu_root *r, const char *rel);
+
+/* Is there anything at ROOT/rel (lstat: a dangling link counts)? */
+int tu_root_exists(const struct tu_root *r, const char *rel);
+
+/* The package NAME 1.0, Architecture all, with the control lines `extra`
+ * (or NULL), data entries `e` and control members `cm`, written to
+ * TMP/NAME.deb; its path, in one of four static buffers. */
+const char *tu_root_deb(const struct tu_root *r, const char *name,
+			const char *extra, const struct tu_entry *e, size_t n,
+			const struct tu_entry *cm, size_t ncm);
+
 /* Read a whole file into a malloc'd NUL-terminated buffer (NULL if it
  * cannot be read); *len may be NULL. */
 char *tu_read_file(const char *path, size_t *len);

@@ -836,6 +836,25 @@ compare_roots_with_dpkg() {
 	return 0
 }
 
+# fail_both A B WHAT PKG ARG...: the same run of unpkg in root A (unpkg_in)
+# and of dpkg in its twin B (dpkg_in), which both must fail, with the same
+# exit status; their outputs stay in A.out and B.out.  dpkg keeps a
+# selection of the refused new package PKG that unpkg does not: it is
+# dropped from B (drop_selection) before the trees and the databases are
+# compared.
+fail_both() {
+	local a=$1 b=$2 what=$3 pkg=$4 urc=0 drc=0
+	shift 4
+	unpkg_in "$a" "$@" >"$a.out" 2>&1 || urc=$?
+	dpkg_in "$b" "$@" >"$b.out" 2>&1 || drc=$?
+	show_file "$a.out" "unpkg output"
+	assert_status "$drc" "$urc" "$what: unpkg $* (dpkg exits $drc)"
+	[ "$urc" -ne 0 ] || check_fail "$what: unpkg $* succeeded"
+	drop_selection "$b" "$pkg"
+	compare_trees "$a" "$b" "$what"
+	compare_dbs "$a" "$b" "$what"
+}
+
 # compare_with_dpkg MODE DEB...: compare_roots_with_dpkg on two fresh roots
 # made by mkroot (or by the function named in CMP_MKROOT, e.g. shell_root),
 # left in CMP_A and CMP_B for further checks.
