@@ -755,31 +755,25 @@ static int plan_configure(void *ctx, size_t i, int level)
  * many. */
 static size_t pending_deps(struct plan *pl, size_t k, size_t *out)
 {
-	static const char *const fields[] = { "Pre-Depends", "Depends" };
 	struct run *r = pl->r;
+	struct unpkg_relations rels[2];
+	struct unpkg_err ignored;
 	size_t n = 0, f, a, b, j;
 
-	for (f = 0; f < 2; f++) {
-		const char *v = unpkg_para_get(&r->pkgs[k].control, fields[f]);
-		struct unpkg_relations rels;
-		struct unpkg_err ignored;
-
-		if (v == NULL)
-			continue;
-		unpkg_relations_init(&rels);
-		unpkg_err_init(&ignored);
-		if (unpkg_relations_parse(&rels, fields[f], v, &ignored) == 0)
-			for (a = 0; a < rels.count; a++)
-				for (b = 0; b < rels.rels[a].count; b++)
-					for (j = 0; j < r->npkgs; j++)
-						if (n < r->npkgs &&
-						    plan_pending(pl, j) &&
-						    r->pkgs[j].name != NULL &&
-						    strcmp(r->pkgs[j].name,
-							   rels.rels[a].alts[b].name) == 0)
-							out[n++] = j;
-		unpkg_relations_destroy(&rels);
-	}
+	unpkg_err_init(&ignored);
+	/* a field that does not parse names none */
+	(void)depends_fields(&r->pkgs[k].control, 1, rels, &ignored);
+	for (f = 0; f < 2; f++)
+		for (a = 0; a < rels[f].count; a++)
+			for (b = 0; b < rels[f].rels[a].count; b++)
+				for (j = 0; j < r->npkgs; j++)
+					if (n < r->npkgs &&
+					    plan_pending(pl, j) &&
+					    r->pkgs[j].name != NULL &&
+					    strcmp(r->pkgs[j].name,
+						   rels[f].rels[a].alts[b].name) == 0)
+						out[n++] = j;
+	depends_fields_destroy(rels);
 	return n;
 }
 

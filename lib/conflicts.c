@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "depends.h"
 #include "install-impl.h"
 #include "relation.h"
 
@@ -514,32 +515,39 @@ static int broken_by_removal(struct run *r, const struct pkg *p,
 			     const struct unpkg_relations *prov, char *why,
 			     size_t whylen, struct unpkg_err *err)
 {
-	static const char *const fields[] = { "Depends", "Pre-Depends" };
-	size_t n = unpkg_db_count(r->db), i, f, j, k;
+	/* the Depends first, then the Pre-Depends */
+	static const int order[] = { DEPENDS_DEP, DEPENDS_PRE };
+	static const char *const fields[] = { "Pre-Depends", "Depends" };
+	static const char *const verbs[] = { "pre-depends on", "depends on" };
+	size_t n = unpkg_db_count(r->db), i, f, o, j, k;
 	int found = 0;
 
 	if (unpkg_pkgindex_build(&r->index, err) < 0)
 		return -1;
 	for (i = 0; i < n && !found; i++) {
 		const struct unpkg_db_pkg *d = unpkg_db_at(r->db, i);
+		struct unpkg_relations rels[2];
+		struct unpkg_err ignored;
+		int hit[2];
 
 		if (d == q || !unpkg_pkg_present(d))
 			continue;
-		for (f = 0; f < 2 && !found; f++) {
+		for (f = 0; f < 2; f++) {
 			const char *value = unpkg_para_get(&d->para, fields[f]);
-			struct unpkg_relations rels;
-			struct unpkg_err ignored;
 
-			if (value == NULL || !mentions(value, q->name))
+			hit[f] = value != NULL && mentions(value, q->name);
+		}
+		if (!hit[0] && !hit[1])
+			continue;
+		unpkg_err_init(&ignored);
+		/* dpkg wrote them; what it cannot read needs nothing */
+		(void)depends_fields(&d->para, 0, rels, &ignored);
+		for (o = 0; o < 2 && !found; o++) {
+			f = order[o];
+			if (!hit[f])
 				continue;
-			unpkg_relations_init(&rels);
-			unpkg_err_init(&ignored);
-			/* dpkg wrote it; what it cannot read needs nothing */
-			if (unpkg_relations_parse_lax(&rels, fields[f], value,
-						      &ignored) < 0)
-				continue;
-			for (j = 0; j < rels.count && !found; j++) {
-				const struct unpkg_relation *g = &rels.rels[j];
+			for (j = 0; j < rels[f].count && !found; j++) {
+				const struct unpkg_relation *g = &rels[f].rels[j];
 				struct unpkg_relations one = {
 					(struct unpkg_relation *)g, 1
 				};
@@ -560,8 +568,7 @@ static int broken_by_removal(struct run *r, const struct pkg *p,
 				text = unpkg_relations_format(&one);
 				used = (size_t)snprintf(why, whylen,
 							" %s %s %s", d->key,
-							f == 0 ? "depends on"
-							       : "pre-depends on",
+							verbs[f],
 							text != NULL ? text
 								     : q->name);
 				free(text);
@@ -575,8 +582,8 @@ static int broken_by_removal(struct run *r, const struct pkg *p,
 							  "installed.",
 						g->alts[k].name);
 			}
-			unpkg_relations_destroy(&rels);
 		}
+		depends_fields_destroy(rels);
 	}
 	return found;
 }

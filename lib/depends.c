@@ -34,23 +34,30 @@ static int usable(const struct run *r, const struct unpkg_db_pkg *dp,
 	return 0;
 }
 
-int depends_fields(const struct unpkg_para *para,
+int depends_fields(const struct unpkg_para *para, int strict,
 		   struct unpkg_relations rels[2], struct unpkg_err *err)
 {
 	static const char *const fields[] = { "Pre-Depends", "Depends" };
+	struct unpkg_err later;
 	size_t f;
+	int ret = 0;
 
 	for (f = 0; f < 2; f++)
 		unpkg_relations_init(&rels[f]);
+	unpkg_err_init(&later);
 	for (f = 0; f < 2; f++) {
 		const char *value = unpkg_para_get(para, fields[f]);
+		/* the first error is the one reported */
+		struct unpkg_err *e = ret == 0 ? err : &later;
 
 		if (value != NULL &&
-		    unpkg_relations_parse_lax(&rels[f], fields[f], value,
-					      err) < 0)
-			return -1;
+		    (strict ? unpkg_relations_parse(&rels[f], fields[f],
+						    value, e)
+			    : unpkg_relations_parse_lax(&rels[f], fields[f],
+							value, e)) < 0)
+			ret = -1;
 	}
-	return 0;
+	return ret;
 }
 
 void depends_fields_destroy(struct unpkg_relations rels[2])
@@ -277,32 +284,26 @@ int depends_configure(struct run *r, const struct pkg *p,
 		      size_t whylen, enum depends_verdict *verdict,
 		      struct unpkg_err *err)
 {
-	static const char *const fields[] = { "Pre-Depends", "Depends" };
+	struct unpkg_relations rels[2];
 	size_t used = strlen(why), i, k;
 	int halt = 0, defer = 0;
 
 	if (unpkg_pkgindex_build(&r->index, err) < 0)
 		return -1;
+	if (depends_fields(&p->control, 1, rels, err) < 0) {
+		depends_fields_destroy(rels);
+		return -1;
+	}
 	for (k = 0; k < 2; k++) {
-		const char *value = unpkg_para_get(&p->control, fields[k]);
-		struct unpkg_relations rels;
-
-		if (value == NULL)
-			continue;
-		unpkg_relations_init(&rels);
-		if (unpkg_relations_parse(&rels, fields[k], value, err) < 0) {
-			unpkg_relations_destroy(&rels);
-			return -1;
-		}
-		for (i = 0; i < rels.count; i++) {
-			struct unpkg_relations one = { .rels = &rels.rels[i],
+		for (i = 0; i < rels[k].count; i++) {
+			struct unpkg_relations one = { .rels = &rels[k].rels[i],
 						       .count = 1 };
 			char msgs[2048] = "";
 			size_t mused = 0;
 			enum found f;
 			char *text;
 
-			f = relation_found(r, v, cycle, &rels.rels[i], msgs,
+			f = relation_found(r, v, cycle, &rels[k].rels[i], msgs,
 					   sizeof(msgs), &mused);
 			if (f == FOUND_DEFER)
 				defer = 1;
@@ -315,8 +316,8 @@ int depends_configure(struct run *r, const struct pkg *p,
 				msgs);
 			free(text);
 		}
-		unpkg_relations_destroy(&rels);
 	}
+	depends_fields_destroy(rels);
 	*verdict = halt ? DEPENDS_HALT : defer ? DEPENDS_DEFER : DEPENDS_OK;
 	if (*verdict != DEPENDS_DEFER) {
 		int b = inst_check_breakers(r, p, why, whylen, err);

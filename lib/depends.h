@@ -49,12 +49,14 @@ int depends_configure(struct run *r, const struct pkg *p,
 		      size_t whylen, enum depends_verdict *verdict,
 		      struct unpkg_err *err);
 
-/* The Pre-Depends (rels[0]) and the Depends (rels[1]) of the stanza
- * `para` of a package of the database, parsed leniently as dpkg reads
- * its database; an absent field has no relations.  `rels` are
- * initialised even on error (-1): destroy them with
+/* The Pre-Depends (rels[DEPENDS_PRE]) and the Depends (rels[DEPENDS_DEP])
+ * of the stanza `para`, parsed with `strict` as a package's control
+ * (unpkg_relations_parse()), else leniently as dpkg reads its database.
+ * An absent field, or one that does not parse, has no relations; both
+ * are read, -1 reports the first error.  Destroy `rels` with
  * depends_fields_destroy() in either case. */
-int depends_fields(const struct unpkg_para *para,
+enum { DEPENDS_PRE, DEPENDS_DEP };
+int depends_fields(const struct unpkg_para *para, int strict,
 		   struct unpkg_relations rels[2], struct unpkg_err *err);
 void depends_fields_destroy(struct unpkg_relations rels[2]);
 

@@ -775,7 +775,7 @@ static int deps_check(struct tpr *t, struct tp *p, struct unpkg_buf *why,
 		return DEP_OK;
 	if (unpkg_pkgindex_build(&t->r.index, err) < 0)
 		return -1;
-	if (depends_fields(&dp->para, rels, err) < 0) {
+	if (depends_fields(&dp->para, 0, rels, err) < 0) {
 		depends_fields_destroy(rels);
 		return -1;
 	}

@@ -288,7 +288,7 @@ static int dependents(struct run *r, size_t at, char *why, size_t whylen,
 
 		if (!unpkg_pkg_present(q) || strcmp(q->key, p->key) == 0)
 			continue;
-		if (depends_fields(&q->para, rels, err) < 0) {
+		if (depends_fields(&q->para, 0, rels, err) < 0) {
 			depends_fields_destroy(rels);
 			return -1;
 		}
