@@ -509,22 +509,24 @@ static int met_without(const struct run *r, const struct pkg *p,
 
 /* The first dependency of a package present that removing `q` breaks,
  * in dpkg's words (" d depends on q\n  q is to be removed."), into
- * `why`: 1 one found, 0 none, -1 error. */
+ * `why`: 1 one found, 0 none, -1 error.  First in dpkg's list of the
+ * packages depending on `q`, which it builds by putting each relation in
+ * front as it reads the status file: the last package first, its
+ * Pre-Depends (written after its Depends) before its Depends, the last
+ * relation of a field first. */
 static int broken_by_removal(struct run *r, const struct pkg *p,
 			     const struct unpkg_db_pkg *q,
 			     const struct unpkg_relations *prov, char *why,
 			     size_t whylen, struct unpkg_err *err)
 {
-	/* the Depends first, then the Pre-Depends */
-	static const int order[] = { DEPENDS_DEP, DEPENDS_PRE };
 	static const char *const fields[] = { "Pre-Depends", "Depends" };
 	static const char *const verbs[] = { "pre-depends on", "depends on" };
-	size_t n = unpkg_db_count(r->db), i, f, o, j, k;
+	size_t i, f, j, k;
 	int found = 0;
 
 	if (unpkg_pkgindex_build(&r->index, err) < 0)
 		return -1;
-	for (i = 0; i < n && !found; i++) {
+	for (i = unpkg_db_count(r->db); i-- > 0 && !found;) {
 		const struct unpkg_db_pkg *d = unpkg_db_at(r->db, i);
 		struct unpkg_relations rels[2];
 		struct unpkg_err ignored;
@@ -542,11 +544,10 @@ static int broken_by_removal(struct run *r, const struct pkg *p,
 		unpkg_err_init(&ignored);
 		/* dpkg wrote them; what it cannot read needs nothing */
 		(void)depends_fields(&d->para, 0, rels, &ignored);
-		for (o = 0; o < 2 && !found; o++) {
-			f = order[o];
+		for (f = 0; f < 2 && !found; f++) {
 			if (!hit[f])
 				continue;
-			for (j = 0; j < rels[f].count && !found; j++) {
+			for (j = rels[f].count; j-- > 0 && !found;) {
 				const struct unpkg_relation *g = &rels[f].rels[j];
 				struct unpkg_relations one = {
 					(struct unpkg_relation *)g, 1

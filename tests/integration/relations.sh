@@ -55,6 +55,7 @@ rel_pkg rmc 1.0 '' usr/share/rmc/own usr/share/rmc/sub/x usr/share/shared/f
 rel_pkg rma 1.0 $'Conflicts: rmc\nReplaces: rmc' usr/share/rma/own usr/share/shared/f
 rel_pkg rmdep 1.0 'Depends: rmc' usr/share/rmdep/own
 rel_pkg rmalt 1.0 'Depends: rmc | base' usr/share/rmalt/own
+rel_pkg rmboth 1.0 $'Depends: rmc\nPre-Depends: rmc (>= 0.1), rmc (<< 9)' usr/share/rmboth/own
 rel_pkg rmrev 1.0 'Conflicts: rmb' usr/share/rmrev/own
 rel_pkg rmb 1.0 'Replaces: rmrev' usr/share/rmb/own
 
@@ -160,6 +161,21 @@ assert_grep 'no, cannot proceed with removal of rmc \(--auto-deconfigure will he
 	"$TESTDIR/case-conflicts-replaces-depended/unpkg.out" "conflicts-replaces-depended: dpkg's words"
 assert_grep 'conflicting packages - not installing rma' \
 	"$TESTDIR/case-conflicts-replaces-depended/unpkg.out" "conflicts-replaces-depended: refused"
+# Depended on by several: dpkg names the first of its list of the packages
+# depending on rmc, which it builds backwards as it reads the status file:
+# the last package, its Pre-Depends before its Depends, the last relation.
+for c in "rmc_1.0 rmboth_1.0" "rmc_1.0 rmboth_1.0 rmdep_1.0"; do
+	name=$(echo "conflicts-replaces-several ${c//_1.0/}" | tr " " -)
+	rel_fail "$name" "$c" rma -i "$TESTDIR/rma_1.0.deb"
+	for r in unpkg dpkg; do
+		sed -n 's/^[a-z]*: no, cannot proceed/no, cannot proceed/
+			/no, cannot proceed with removal/,/is to be removed/p' \
+			"$TESTDIR/case-$name/$r.out" >"$TESTDIR/case-$name/$r.why"
+	done
+	assert_grep 'is to be removed' "$TESTDIR/case-$name/dpkg.why" "$name: dpkg's reason"
+	assert_same_file "$TESTDIR/case-$name/dpkg.why" "$TESTDIR/case-$name/unpkg.why" \
+		"$name: the dependency named"
+done
 # A package left with a directory the new one does not ship does not
 # disappear (dpkg looks at the new package's paths, not at the types).
 dir=$TESTDIR/src/keepdir-1.0
