@@ -1373,24 +1373,15 @@ int main(void)
 	const char *why = NULL;
 	size_t i;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "check_script: skipped: needs root "
-			"(chroot)\n");
-		return 77;
-	}
+	tu_require_root("chroot");
 	busybox = getenv("BUSYBOX");
 	if (busybox == NULL || busybox[0] == '\0')
 		busybox = "/bin/busybox";
-	if (access(busybox, X_OK) != 0) {
-		fprintf(stderr, "check_script: skipped: no busybox at %s "
-			"(install busybox-static, or set BUSYBOX)\n", busybox);
-		return 77;
-	}
-	if (!busybox_works(&why)) {
-		fprintf(stderr, "check_script: skipped: busybox %s: %s\n",
-			busybox, why);
-		return 77;
-	}
+	if (access(busybox, X_OK) != 0)
+		tu_skip("no busybox at %s (install busybox-static, or set "
+			"BUSYBOX)", busybox);
+	if (!busybox_works(&why))
+		tu_skip("busybox %s: %s", busybox, why);
 	/* The tests define the DPKG_* variables the scripts see. */
 	for (i = 0; environ[i] != NULL;) {
 		if (strncmp(environ[i], "DPKG_", 5) == 0) {

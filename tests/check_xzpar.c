@@ -1360,12 +1360,10 @@ int main(void)
 	TCase *tc = tcase_create("xzpar");
 	TCase *big = tcase_create("big");
 
-	if (!two_cpus()) {
-		/* unpkg_xzpar_start() never starts on one CPU. */
-		fprintf(stderr, "SKIP: fewer than two CPUs to run on: "
-				"the threaded xz decoder is not used here\n");
-		return 77;
-	}
+	/* unpkg_xzpar_start() never starts on one CPU. */
+	if (!two_cpus())
+		tu_skip("fewer than two CPUs to run on: the threaded xz "
+			"decoder is not used here");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_two_blocks);

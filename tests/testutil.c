@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -512,6 +513,24 @@ int tu_run_suite(Suite *s)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? 1 : 0;
+}
+
+void tu_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: SKIP: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(77);
+}
+
+void tu_require_root(const char *what)
+{
+	if (geteuid() != 0)
+		tu_skip("needs root (%s)", what);
 }
 
 void tu_skip_part(const char *what, const char *why)

@@ -107,6 +107,16 @@ void tu_write_file(const char *path, const char *data, mode_t mode);
  * exit normally. */
 int tu_run_quiet(const char *const argv[]);
 
+/* The whole test program cannot run here: prints "PROGRAM: SKIP: WHY"
+ * on stderr, the reason run-tests.sh takes from the log (as the shell
+ * tests' skip does), and exits 77. */
+_Noreturn void tu_skip(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* Unless the caller is root, tu_skip("needs root (WHAT)"): for a test
+ * program every test of which needs root (for WHAT). */
+void tu_require_root(const char *what);
+
 /* A part of a test program (what) cannot run here; the rest goes on.
  * Prints "PROGRAM: SKIP PART: WHAT: WHY" on stderr, the line run-tests.sh
  * collects from the logs (as the shell tests' skip_part does). */
