@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "db.h"
+#include "io.h"
 
 /* dpkg refuses updates/ names longer than this. */
 #define UPDATES_NAME_MAX 10
@@ -578,23 +579,6 @@ out:
 	return ret;
 }
 
-static int write_all(int fd, const char *buf, size_t len, const char *shown,
-		     struct unpkg_err *err)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return unpkg_err_sys(err, "cannot write %s", shown);
-		}
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Create `tmp` (mode 0644) in the admindir holding `len` bytes and return
  * its descriptor, not synced; `shown` names the final file in messages.
  * On error the temporary file is removed. */
@@ -611,8 +595,10 @@ static int write_tmp(struct unpkg_db *db, const char *tmp, const void *data,
 		unpkg_err_sys(err, "cannot chmod %s-new", shown);
 		goto fail;
 	}
-	if (write_all(fd, data, len, shown, err) < 0)
+	if (unpkg_write_all(fd, data, len) < 0) {
+		unpkg_err_sys(err, "cannot write %s", shown);
 		goto fail;
+	}
 	return fd;
 fail:
 	close(fd);

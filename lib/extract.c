@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "extract.h"
+#include "io.h"
 #include "statoverride.h"
 
 #define TMP_SUFFIX ".dpkg-new"
@@ -228,24 +229,6 @@ static int parent_of(struct extract *x, const char *path, const char **base,
 	return x->dir;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* A failed chown that --force-not-root forgives (the owner stays the
  * user's, as with dpkg). */
 static int owner_forgiven(const struct extract *x)
@@ -295,7 +278,7 @@ static int write_regular(struct extract *x, const struct unpkg_deb_entry *e,
 			break;
 		if (digest)
 			MD5Update(&ctx, buf, len);
-		if (write_all(fd, buf, len) < 0) {
+		if (unpkg_write_all(fd, buf, len) < 0) {
 			unpkg_err_sys(err, "cannot write /%s", e->path);
 			goto fail;
 		}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "infodb.h"
+#include "io.h"
 
 static int is_script(const char *member)
 {
@@ -60,17 +61,9 @@ int infodb_stage(struct run *r, const char *key, int dir,
 		unpkg_err_sys(err, "cannot create info/%s", tmp);
 		goto out;
 	}
-	while (len > 0) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			unpkg_err_sys(err, "cannot write info/%s", tmp);
-			goto out;
-		}
-		s += n;
-		len -= (size_t)n;
+	if (unpkg_write_all(fd, s, len) < 0) {
+		unpkg_err_sys(err, "cannot write info/%s", tmp);
+		goto out;
 	}
 	if (fchmod(fd, mode) < 0) {
 		unpkg_err_sys(err, "cannot set mode of info/%s", tmp);

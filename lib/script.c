@@ -23,6 +23,7 @@
 
 #include "fsroot.h"
 #include "force.h"
+#include "io.h"
 #include "script.h"
 
 extern char **environ;
@@ -819,18 +820,10 @@ int unpkg_script_tmp_write(const char *admindir, const char *name,
 			      name);
 		goto out;
 	}
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			unpkg_err_sys(err, "cannot write %s/" TMPCI "/%s",
-				      admindir, name);
-			goto out;
-		}
-		p += n;
-		len -= (size_t)n;
+	if (unpkg_write_all(fd, p, len) < 0) {
+		unpkg_err_sys(err, "cannot write %s/" TMPCI "/%s", admindir,
+			      name);
+		goto out;
 	}
 	if (fchmod(fd, (mode_t)(mode & 07777)) < 0) {
 		unpkg_err_sys(err, "cannot chmod %s/" TMPCI "/%s", admindir,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "io.h"
 #include "trigger.h"
 
 struct interest {
@@ -391,7 +392,6 @@ static int put(struct unpkg_triggers *t, int dfd, const char *name,
 {
 	char tmp[4096];
 	int fd, ret = -1;
-	size_t off = 0;
 
 	if (len == 0 && drop_empty) {
 		if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
@@ -407,17 +407,10 @@ static int put(struct unpkg_triggers *t, int dfd, const char *name,
 	if (fd < 0)
 		return unpkg_err_sys(err, "cannot create %s/triggers/%s",
 				     t->admindir, tmp);
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			unpkg_err_sys(err, "cannot write %s/triggers/%s",
-				      t->admindir, tmp);
-			goto out;
-		}
-		off += (size_t)n;
+	if (unpkg_write_all(fd, data, len) < 0) {
+		unpkg_err_sys(err, "cannot write %s/triggers/%s", t->admindir,
+			      tmp);
+		goto out;
 	}
 	if (!nosync) {
 		(*fsyncs)++;
