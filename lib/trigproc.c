@@ -511,44 +511,6 @@ static int incorp_line(void *ctx, const char *trigger, const char *awaiter,
 					 incorp_interest, &c, err);
 }
 
-/* Read triggers/Unincorp: 0 with *buf NULL where there is none. */
-static int read_unincorp(struct tpr *t, char **buf, size_t *len,
-			 struct unpkg_err *err)
-{
-	struct unpkg_buf b = { 0 };
-	char chunk[4096];
-	ssize_t n;
-	int fd;
-
-	*buf = NULL;
-	*len = 0;
-	fd = openat(unpkg_db_dirfd(t->r.db), "triggers/Unincorp",
-		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0
-		       : unpkg_err_sys(err, "cannot open %s/triggers/Unincorp",
-				       t->r.o->admindir);
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			unpkg_err_sys(err, "cannot read %s/triggers/Unincorp",
-				      t->r.o->admindir);
-			goto fail;
-		}
-		if (unpkg_buf_printf(&b, err, "%.*s", (int)n, chunk) < 0)
-			goto fail;
-	}
-	close(fd);
-	*buf = b.s;
-	*len = b.len;
-	return 0;
-fail:
-	close(fd);
-	unpkg_buf_free(&b);
-	return -1;
-}
-
 /* Replace triggers/Unincorp by an empty file (dpkg's new Unincorp once it
  * incorporated the old one).  Not synced: the database that holds its
  * activations is durable already, and a lost emptying only activates
@@ -572,12 +534,14 @@ static int empty_unincorp(struct tpr *t, struct unpkg_err *err)
  * durable before the file is emptied. */
 static int incorporate(struct tpr *t, struct unpkg_err *err)
 {
-	char *buf;
+	char *buf, *shown;
 	size_t len;
 	int ret = -1;
 
-	if (read_unincorp(t, &buf, &len, err) < 0)
+	if (unpkg_db_read_file(t->r.db, "triggers/Unincorp", &buf, &len,
+			       &shown, err) < 0)
 		return -1;
+	free(shown);
 	if (buf == NULL || len == 0) {
 		free(buf);
 		return 0;
