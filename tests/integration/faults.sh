@@ -23,7 +23,7 @@
 #   remove     unpkg --remove alpha beta, 1.0 installed
 #   purge      unpkg --purge alpha beta, 1.0 installed
 # The last four are judged by I1-I3, I6-I8 and the rules S1, S2, S3 of
-# doc/design.md (invariants.sh).  Where unpkg hands such an action to stock
+# doc/design.md (invariants.sh), triggers by T1 too.  Where unpkg hands such an action to stock
 # dpkg (which knows no --sync), its runs go without --sync, the strategies
 # are one case, and what dpkg violates is reported, not judged.
 #
@@ -62,7 +62,8 @@
 #    each to be reported; three more damages of a removal and a
 #    configuration (a file of an installed package deleted, one of a
 #    config-files package put back, a conffile's NAME.dpkg-new left under
-#    installed) must be reported as S2, S1 and S3.
+#    installed) must be reported as S2, S1 and S3, and a pending trigger
+#    of a killed trigger processing renamed as T1 (invariants.sh).
 #    The other actions: the default strategy at every call that changes
 #    the file system (every second one for remove and purge), about 12
 #    points for each other strategy.
@@ -659,6 +660,10 @@ damage() {
 		;;
 	gone:killed) rm "$ROOT/usr/share/alpha/same" ;;
 	waiting:killed) cp -a "$CASE_TPL/etc/alpha/alpha.conf.dpkg-new" "$ROOT/etc/alpha/" ;;
+	trigger:killed)
+		sed -i 's|^Triggers-Pending: /usr/share/alpha$|Triggers-Pending: /usr/share/other|' \
+			"$ROOT/var/lib/dpkg/status"
+		;;
 	esac
 }
 
@@ -700,11 +705,12 @@ selftest_damages() {
 	SELFTEST=
 }
 
-# selftest_rules: the same for S1, S2 and S3: a removal killed before its
-# first change, a file of alpha (recorded installed) deleted; killed at its
-# last change (alpha recorded config-files), the file put back; a
+# selftest_rules: the same for S1, S2, S3 and T1: a removal killed before
+# its first change, a file of alpha (recorded installed) deleted; killed at
+# its last change (alpha recorded config-files), the file put back; a
 # configuration killed at its last change (alpha recorded installed), the
-# conffile's NAME.dpkg-new put back.
+# conffile's NAME.dpkg-new put back; a trigger processing killed before
+# its first change, gamma's pending trigger replaced by another name.
 selftest_rules() {
 	local first last
 	prepare_case remove auto || return 0
@@ -716,6 +722,9 @@ selftest_rules() {
 	prepare_case configure auto || return 0
 	kill_points "$CASE_DIR/trace" >"$CASE_DIR/points"
 	selftest_damages "$(awk '$4 == 1 { l = $0 } END { print l }' "$CASE_DIR/points")" waiting:S3
+	prepare_case triggers auto || return 0
+	kill_points "$CASE_DIR/trace" >"$CASE_DIR/points"
+	selftest_damages "$(awk '$4 == 1 { print; exit }' "$CASE_DIR/points")" trigger:T1
 }
 
 # kill_case SCENARIO STRATEGY SELECTION [N,N...]: prepare the case, then
