@@ -18,6 +18,10 @@
 #              the divert-to path, gone's diverted file is removed
 #   configure  unpkg --configure -a, alpha and beta 2.0 unpacked over 1.0
 #              (their conffiles waiting as NAME.dpkg-new)
+#   confkeep   unpkg --force-confold --configure -a, the same with alpha's
+#              conffile changed by the administrator: it is kept, the
+#              package's version goes to NAME.dpkg-dist and its hash is
+#              recorded (every call that changes the file system, auto)
 #   triggers   unpkg --triggers-only -a, gamma triggers-pending after
 #              alpha 1.0 was installed with --no-triggers
 #   remove     unpkg --remove alpha beta, 1.0 installed
@@ -87,7 +91,7 @@
 #                             is a kill point (about 45 minutes)
 #   UNPKG_FAULTS_ONLY=S/T[:N[,N...]]
 #                             kill only in scenario S (fresh, upgrade,
-#                             diverted, fallback, configure, triggers,
+#                             diverted, fallback, configure, confkeep, triggers,
 #                             remove, purge) with strategy T (auto, dpkg, ...),
 #                             at every call that
 #                             changes the file system or at the calls
@@ -296,6 +300,11 @@ unpkg_run "$TPL_OLD" dpkg -i "$ALPHA1" "$BETA1" >/dev/null
 TPL_UNPACKED=$W/tpl-unpacked
 cp -a "$TPL_OLD" "$TPL_UNPACKED"
 unpkg_run "$TPL_UNPACKED" dpkg --unpack "$ALPHA2" "$BETA2" >/dev/null
+# the same with alpha's conffile changed by the administrator before
+TPL_KEEP=$W/tpl-keep
+cp -a "$TPL_OLD" "$TPL_KEEP"
+echo 'alpha = the administrator'"'"'s' >"$TPL_KEEP/etc/alpha/alpha.conf"
+unpkg_run "$TPL_KEEP" dpkg --unpack "$ALPHA2" "$BETA2" >/dev/null
 # gamma triggers-pending: alpha 1.0 and beta installed without trigger
 # processing after it
 TPL_TRIG=$W/tpl-trig
@@ -327,6 +336,7 @@ scenario_template() {
 	upgrade | fallback | remove | purge) echo "$TPL_OLD" ;;
 	diverted) echo "$TPL_DIV" ;;
 	configure) echo "$TPL_UNPACKED" ;;
+	confkeep) echo "$TPL_KEEP" ;;
 	triggers) echo "$TPL_TRIG" ;;
 	esac
 }
@@ -335,6 +345,7 @@ scenario_args() {
 	fresh) echo "-i $ALPHA1 $BETA1" ;;
 	upgrade | fallback | diverted) echo "-i $ALPHA2 $BETA2" ;;
 	configure) echo "--configure -a" ;;
+	confkeep) echo "--force-confold --configure -a" ;;
 	triggers) echo "--triggers-only -a" ;;
 	remove) echo "--remove alpha beta" ;;
 	purge) echo "--purge alpha beta" ;;
@@ -349,6 +360,7 @@ scenario_pkgs() {
 scenario_action() {
 	case $1 in
 	fresh | upgrade | fallback | diverted) echo unpack ;;
+	confkeep) echo configure ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -1302,6 +1314,10 @@ for scen in $ACTION_SCENARIOS; do
 		fi
 	done
 done
+
+# A kept conffile's NAME.dpkg-dist: the default strategy at every call
+# that changes the file system.
+kill_case confkeep auto all
 
 # 2. Failing calls: every sync of the other actions with the default
 # strategy (with every strategy in full mode); then every write to a file

@@ -274,8 +274,8 @@ function action_rules(P,  st, ef, desc, p, c, o, n, k, files, gone) {
 		if (gone && c != "ABSENT" && c !~ /^[^ ]+ d / && (st != "config-files" || !(p in conf) && !(p in waiting)))
 			v("S1", desc ": " p " is still there: [" c "]")
 		# S2: recorded with files, all of them there (a waiting
-		# NAME.dpkg-new goes at configuration)
-		if (files && c == "ABSENT" && !(p in waiting) &&
+		# NAME.dpkg-new goes at configuration, a NAME.dpkg-dist comes)
+		if (files && c == "ABSENT" && !(p in waiting) && !(p in dist) &&
 		    (o != "ABSENT" && o !~ /^[^ ]+ d / || n != "ABSENT" && n !~ /^[^ ]+ d /))
 			v("S2", desc ": " p " is missing")
 		# S3: recorded configured, its conffiles in place and none
@@ -296,12 +296,18 @@ function action_rules(P,  st, ef, desc, p, c, o, n, k, files, gone) {
 }
 END {
 	# a conffile NAME.dpkg-new the run starts or ends with belongs to the
-	# conffile'"'"'s package (configure renames it away)
-	for (p in conf)
+	# conffile'"'"'s package (configure renames it away), and so does the
+	# NAME.dpkg-dist a configuration that keeps a changed conffile leaves
+	for (p in conf) {
 		if ((p ".dpkg-new") in O || (p ".dpkg-new") in N) {
 			own[p ".dpkg-new"] = own[p]
 			waiting[p ".dpkg-new"] = 1
 		}
+		if (action == "configure" && (p ".dpkg-dist") in N) {
+			own[p ".dpkg-dist"] = own[p]
+			dist[p ".dpkg-dist"] = 1
+		}
+	}
 	for (p in C) {
 		if (p in own || substr(p, 1, 13) == "var/lib/dpkg/") continue
 		if (p in O) {
