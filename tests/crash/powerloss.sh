@@ -621,9 +621,7 @@ cp -a "$TPL_OLD" "$TPL_UNPACKED"
 # processing: gamma and delta triggers-pending, zeta triggers-awaited.
 TPL_TRIG=$TESTDIR/tpl-trig
 if [[ " ${CELLS[*]} " == *" triggers "* ]]; then
-	BUSYBOX=${BUSYBOX:-/bin/busybox}
-	case $({ [ -x "$BUSYBOX" ] && ldd "$BUSYBOX"; } 2>&1 || true) in
-	*"not a dynamic"*)
+	if have_busybox; then
 		make_trig gamma 'interest-noawait /usr/share/alpha' postinst
 		make_trig delta 'interest delta-trig' postinst
 		make_trig zeta 'activate delta-trig' -
@@ -638,16 +636,14 @@ if [[ " ${CELLS[*]} " == *" triggers "* ]]; then
 		[ "$(dpkg-query --root="$TPL_TRIG" -W -f='${db:Status-Status} ' gamma delta zeta)" = \
 			"triggers-pending triggers-pending triggers-awaited " ] ||
 			hard_error "the triggers template: gamma, delta not triggers-pending or zeta not triggers-awaited"
-		;;
-	*)
+	else
 		skip_part "the triggers scenario" "no static busybox at $BUSYBOX (package busybox-static) to run its postinsts"
 		keep=()
 		for c in "${CELLS[@]}"; do
 			[[ " $c " == *" triggers "* ]] || keep+=("$c")
 		done
 		CELLS=("${keep[@]}")
-		;;
-	esac
+	fi
 fi
 
 # A scenario: the root it starts from, the arguments of its run (and of
