@@ -360,10 +360,13 @@ static int resume_dist(int dfd, const char *base, const char *recorded,
 
 	if (strlen(recorded) != 32)
 		return 0;	/* a new conffile, or none recorded */
-	if (asprintf(&dist, "%s.dpkg-dist", base) < 0 ||
-	    asprintf(&tmp, "%s.dpkg-new", base) < 0 ||
-	    asprintf(&bak, "%s.dpkg-dist.dpkg-tmp", base) < 0) {
-		dist = tmp = bak = NULL;
+	if (asprintf(&dist, "%s.dpkg-dist", base) < 0)
+		dist = NULL;
+	if (asprintf(&tmp, "%s.dpkg-new", base) < 0)
+		tmp = NULL;
+	if (asprintf(&bak, "%s.dpkg-dist.dpkg-tmp", base) < 0)
+		bak = NULL;
+	if (dist == NULL || tmp == NULL || bak == NULL) {
 		unpkg_err_nomem(err);
 		goto out;
 	}
