@@ -105,9 +105,8 @@
 # unpkg:none (EXPECT_LOSS) must show I1 (lost file data) in at least one
 # cell of fresh or upgrade and no I8 and no file-system damage in any; a
 # row of EXPECT_VIOLATIONS (the rename-first build) must show violations
-# in at least one cell of fresh or upgrade (of the rows' cells of those
-# scenarios: a matrix of other actions only asks neither); stock dpkg is
-# reported, not judged.
+# in at least one cell of fresh or upgrade (a matrix of the other
+# actions alone asks for neither); stock dpkg is reported, not judged.
 #
 # Default (make check), upgrade: unpkg:auto and unpkg:dpkg on ext4 with
 # CRASH_STATES (120) states each, unpkg:auto on xfs and btrfs with 3/4 of
@@ -120,8 +119,9 @@
 # elsewhere" and leave nothing behind.
 # CRASH_MATRIX=full (make crashcheck): every file system, scenario (the
 # six above) and row, CRASH_STATES (150) per cell, CRASH_AUTO_STATES
-# (twice that) for unpkg:auto.  CRASH_FS, CRASH_SCENARIOS or CRASH_ROWS alone: those cells
-# (defaults ext4, upgrade, unpkg:auto unpkg:dpkg and the self-test row).
+# (twice that) for unpkg:auto.  CRASH_FS, CRASH_SCENARIOS or CRASH_ROWS
+# alone: those cells (defaults ext4, upgrade, unpkg:auto unpkg:dpkg and
+# the self-test row).
 #
 # Environment:
 #   CRASH_MATRIX=full              the whole matrix (make crashcheck)
