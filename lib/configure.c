@@ -257,6 +257,16 @@ next:
 	return 1;
 }
 
+/* Rename `from` back to `to` in `dfd`. */
+static int put_back(int dfd, const char *from, const char *to,
+		    struct unpkg_err *err)
+{
+	if (renameat(dfd, from, dfd, to) < 0)
+		return unpkg_err_sys(err, "cannot put %s back as %s", from,
+				     to);
+	return 0;
+}
+
 /* A configuration killed between renaming a conffile's NAME.dpkg-new into
  * place and recording its hash leaves NAME (the package's version), the
  * commit's backup NAME.dpkg-tmp (the file before) and no NAME.dpkg-new;
@@ -319,20 +329,68 @@ static int resume_conffile(int dfd, const char *base, const char *recorded,
 			ret = 1;
 			goto out;
 		}
-		if (renameat(dfd, base, dfd, tmp) < 0) {
-			unpkg_err_sys(err, "cannot put %s back as %s", base,
-				      tmp);
+		if (put_back(dfd, base, tmp, err) < 0)
 			goto out;
-		}
 	}
-	if (renameat(dfd, bak, dfd, base) < 0) {
-		unpkg_err_sys(err, "cannot put %s back as %s", bak, base);
+	if (put_back(dfd, bak, base, err) < 0)
 		goto out;
-	}
 	ret = 1;
 out:
 	free(bak);
 	free(tmp);
+	return ret;
+}
+
+/* A configuration killed between renaming a modified conffile's
+ * NAME.dpkg-new to NAME.dpkg-dist (the administrator's file kept) and
+ * recording the new version's hash leaves no NAME.dpkg-new and a
+ * NAME.dpkg-dist with a hash other than the one `recorded` (a settled
+ * keep records the hash of the NAME.dpkg-dist it leaves, as dpkg does);
+ * kept so, the old hash would stay recorded, as after dpkg's own window.
+ * The package's version waits again as NAME.dpkg-new, the NAME.dpkg-dist
+ * of an earlier configuration that the commit kept as its backup
+ * (NAME.dpkg-dist.dpkg-tmp) is put back, and this run decides again.
+ * 1 when something was put back, 0 when nothing was left. */
+static int resume_dist(int dfd, const char *base, const char *recorded,
+		       struct unpkg_err *err)
+{
+	char *dist = NULL, *tmp = NULL, *bak = NULL, have[33];
+	struct stat sb;
+	int ret = -1;
+
+	if (strlen(recorded) != 32)
+		return 0;	/* a new conffile, or none recorded */
+	if (asprintf(&dist, "%s.dpkg-dist", base) < 0)
+		dist = NULL;
+	if (asprintf(&tmp, "%s.dpkg-new", base) < 0)
+		tmp = NULL;
+	if (asprintf(&bak, "%s.dpkg-dist.dpkg-tmp", base) < 0)
+		bak = NULL;
+	if (dist == NULL || tmp == NULL || bak == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	if (faccessat(dfd, tmp, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    fstatat(dfd, dist, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(sb.st_mode)) {
+		ret = 0;
+		goto out;
+	}
+	if (file_md5(dfd, dist, have, err) < 0)
+		goto out;
+	if (strcmp(have, recorded) == 0) {
+		ret = 0;
+		goto out;
+	}
+	if (put_back(dfd, dist, tmp, err) < 0 ||
+	    (fstatat(dfd, bak, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	     S_ISREG(sb.st_mode) && put_back(dfd, bak, dist, err) < 0))
+		goto out;
+	ret = 1;
+out:
+	free(dist);
+	free(tmp);
+	free(bak);
 	return ret;
 }
 
@@ -378,7 +436,8 @@ int configure_shipped_hashes(struct run *r, struct pkg *p,
 		if (asprintf(&tmp, "%s.dpkg-new", base) < 0) {
 			tmp = NULL;
 			unpkg_err_nomem(err);
-		} else if (resume_conffile(dfd, base, f->md5, err) < 0) {
+		} else if (resume_conffile(dfd, base, f->md5, err) < 0 ||
+			   resume_dist(dfd, base, f->md5, err) < 0) {
 			ret = -1;
 		} else if (faccessat(dfd, tmp, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 			ret = file_md5(dfd, tmp, f->md5, err);

@@ -75,18 +75,38 @@
 # -DUNPKG_BROKEN_RENAME_FIRST, given as CRASH_BROKEN_UNPKG), dpkg-safe
 # (dpkg --refuse-unsafe-io), dpkg-unsafe (dpkg --force-unsafe-io).
 # Scenarios: fresh (alpha 1.0 and beta 1.0 on a root holding keeper) and
-# upgrade (to alpha 2.0, beta 2.0), both with -i; configure (--configure
-# -a, 2.0 unpacked over 1.0) and purge (--purge alpha beta, 1.0
-# installed), judged by S1, S2 and S3 (doc/design.md) instead of I4 and
-# I5, only when asked for (CRASH_SCENARIOS).  Where unpkg hands an action
-# to stock dpkg (which knows no --sync), the unpkg rows run without --sync
-# and are reported, not judged.
+# upgrade (to alpha 2.0, beta 2.0), both with -i; and the other actions,
+# judged by S1, S2 and S3 (doc/design.md) instead of I4 and I5, in the
+# full matrix or when asked for (CRASH_SCENARIOS):
+#   configure  --configure -a, 2.0 unpacked over 1.0 (conffiles waiting)
+#   triggers   --triggers-only -a on a root with a shell (a static
+#              busybox, else the scenario is skipped): gamma (file
+#              trigger on alpha's files, noawait) and delta (explicit
+#              trigger) triggers-pending, zeta triggers-awaited on delta
+#              (it activates delta's trigger), after alpha 1.0, beta 1.0
+#              and zeta were installed with --no-triggers; the postinsts
+#              of gamma and delta append to /var/log/triggered and fsync
+#              it.  Judged by T1 too (invariants.sh, inv_check_triggers):
+#              each of gamma, delta, zeta has its trigger state (status,
+#              Triggers-Pending, Triggers-Awaited) of before or of after
+#              the processing, never a pending trigger lost; one recorded
+#              processed has run its postinst "triggered" (the log says
+#              so); an awaiter freed only when what it awaited has no
+#              trigger pending
+#   remove     --remove alpha beta, 1.0 installed: conffiles stay, the
+#              directories keeper shares stay (S1: recorded config-files
+#              means no file left but conffiles; S2: recorded installed
+#              or half-configured means no file gone)
+#   purge      --purge alpha beta, 1.0 installed
+# Where unpkg hands an action to stock dpkg (which knows no --sync), the
+# unpkg rows run without --sync and are reported, not judged.
 #
 # Rules: an unpkg row shows no violation of any kind in any cell;
 # unpkg:none (EXPECT_LOSS) must show I1 (lost file data) in at least one
-# cell and no I8 and no file-system damage in any; a row of
-# EXPECT_VIOLATIONS (the rename-first build) must show violations in at
-# least one cell; stock dpkg is reported, not judged.
+# cell of fresh or upgrade and no I8 and no file-system damage in any; a
+# row of EXPECT_VIOLATIONS (the rename-first build) must show violations
+# in at least one cell of fresh or upgrade (a matrix of the other
+# actions alone asks for neither); stock dpkg is reported, not judged.
 #
 # Default (make check), upgrade: unpkg:auto and unpkg:dpkg on ext4 with
 # CRASH_STATES (120) states each, unpkg:auto on xfs and btrfs with 3/4 of
@@ -97,15 +117,17 @@
 # and a state pinned from another mount namespace (CRASH_PIN_AT, in a
 # small run of this test) must stop it with "state still mounted
 # elsewhere" and leave nothing behind.
-# CRASH_MATRIX=full (make crashcheck): every file system, scenario and row
-# above, CRASH_STATES (150) per cell, CRASH_AUTO_STATES (twice that) for
-# unpkg:auto.  CRASH_FS, CRASH_SCENARIOS or CRASH_ROWS alone: those cells
-# (defaults ext4, upgrade, unpkg:auto unpkg:dpkg and the self-test row).
+# CRASH_MATRIX=full (make crashcheck): every file system, scenario (the
+# six above) and row, CRASH_STATES (150) per cell, CRASH_AUTO_STATES
+# (twice that) for unpkg:auto.  CRASH_FS, CRASH_SCENARIOS or CRASH_ROWS
+# alone: those cells (defaults ext4, upgrade, unpkg:auto unpkg:dpkg and
+# the self-test row).
 #
 # Environment:
 #   CRASH_MATRIX=full              the whole matrix (make crashcheck)
 #   CRASH_FS="ext4 xfs btrfs"      file systems
-#   CRASH_SCENARIOS="fresh upgrade"   (or configure, purge)
+#   CRASH_SCENARIOS="fresh upgrade"   (or configure, triggers, remove,
+#                                  purge)
 #   CRASH_ROWS="unpkg:auto ..."    installers (the default is above)
 #   CRASH_STATES=N                 states per cell (see above)
 #   CRASH_AUTO_STATES=N            states of the unpkg:auto cells (full)
@@ -203,7 +225,7 @@ if [ "${CRASH_MATRIX:-quick}" = full ]; then
 	STATES=${CRASH_STATES:-150}
 	AUTO_STATES=${CRASH_AUTO_STATES:-$((STATES * 2))}
 	SELFTEST_STATES=${CRASH_SELFTEST_STATES:-$STATES}
-	add_cells "${CRASH_FS:-ext4 xfs btrfs}" "${CRASH_SCENARIOS:-fresh upgrade}" \
+	add_cells "${CRASH_FS:-ext4 xfs btrfs}" "${CRASH_SCENARIOS:-fresh upgrade configure triggers remove purge}" \
 		"${CRASH_ROWS:-unpkg:auto unpkg:dpkg unpkg:batch unpkg:uring unpkg:syncfs unpkg:none unpkg-broken:dpkg unpkg-broken:batch dpkg-safe dpkg-unsafe}"
 elif [ -n "${CRASH_FS:-}${CRASH_SCENARIOS:-}${CRASH_ROWS:-}" ]; then
 	# a part of the matrix, chosen by hand
@@ -560,7 +582,26 @@ make_alpha 1.0 "$T1"
 make_alpha 2.0 "$T2"
 make_beta 1.0 "$T1"
 make_beta 2.0 "$T2"
-PKGS=(alpha beta)
+
+# The triggers scenario's packages: gamma has a file trigger on alpha's
+# files (interest-noawait), delta an explicit trigger that zeta activates
+# and awaits; the postinsts of gamma and delta append "NAME postinst
+# ARGS" to /var/log/triggered and fsync it (T1: a package recorded
+# processed has run its postinst).
+make_trig() {
+	local s=$TESTDIR/$1
+	new_pkg "$s" "$1" 1.0
+	printf '%s\n' "$2" >"$s/DEBIAN/triggers"
+	if [ "$3" = postinst ]; then
+		printf '#!/bin/sh\necho "%s postinst $*" >>/var/log/triggered\nsync /var/log/triggered\n' \
+			"$1" >"$s/DEBIAN/postinst"
+		chmod 0755 "$s/DEBIAN/postinst"
+	fi
+	mkdir -p "$s/usr/share/$1"
+	text 200 "$1" >"$s/usr/share/$1/data"
+	stamp "$s" "$T1"
+	build_deb "$TESTDIR/$1_1.0.deb" "$s"
+}
 
 # The roots the scenarios start from, made once (copied with cp -a).
 TPL_FRESH=$TESTDIR/tpl-fresh
@@ -575,14 +616,45 @@ TPL_UNPACKED=$TESTDIR/tpl-unpacked
 cp -a "$TPL_OLD" "$TPL_UNPACKED"
 "$UNPKG" --root="$TPL_UNPACKED" --sync=dpkg --unpack "$TESTDIR/alpha_2.0.deb" "$TESTDIR/beta_2.0.deb" >/dev/null
 
+# Pending triggers (a root with a shell for the postinsts): gamma and
+# delta installed, then alpha 1.0, beta 1.0 and zeta without trigger
+# processing: gamma and delta triggers-pending, zeta triggers-awaited.
+TPL_TRIG=$TESTDIR/tpl-trig
+if [[ " ${CELLS[*]} " == *" triggers "* ]]; then
+	if have_busybox; then
+		make_trig gamma 'interest-noawait /usr/share/alpha' postinst
+		make_trig delta 'interest delta-trig' postinst
+		make_trig zeta 'activate delta-trig' -
+		shell_root "$TPL_TRIG"
+		prime_root "$TPL_TRIG"
+		mkdir -p "$TPL_TRIG/var/log"
+		: >"$TPL_TRIG/var/log/triggered"
+		"$UNPKG" --root="$TPL_TRIG" --sync=dpkg -i "$KEEPER" >/dev/null
+		dpkg --root="$TPL_TRIG" -i "$TESTDIR/gamma_1.0.deb" "$TESTDIR/delta_1.0.deb" >/dev/null
+		dpkg --root="$TPL_TRIG" --no-triggers -i "$TESTDIR/alpha_1.0.deb" \
+			"$TESTDIR/beta_1.0.deb" "$TESTDIR/zeta_1.0.deb" >/dev/null
+		[ "$(dpkg-query --root="$TPL_TRIG" -W -f='${db:Status-Status} ' gamma delta zeta)" = \
+			"triggers-pending triggers-pending triggers-awaited " ] ||
+			hard_error "the triggers template: gamma, delta not triggers-pending or zeta not triggers-awaited"
+	else
+		skip_part "the triggers scenario" "no static busybox at $BUSYBOX (package busybox-static) to run its postinsts"
+		keep=()
+		for c in "${CELLS[@]}"; do
+			[[ " $c " == *" triggers "* ]] || keep+=("$c")
+		done
+		CELLS=("${keep[@]}")
+	fi
+fi
+
 # A scenario: the root it starts from, the arguments of its run (and of
-# the re-runs after a power cut) and the rules its states are judged by
-# (INV_ACTION, invariants.sh).
+# the re-runs after a power cut), the packages of the run and the rules
+# its states are judged by (INV_ACTION, invariants.sh).
 scenario_tpl() {
 	case $1 in
 	fresh) echo "$TPL_FRESH" ;;
-	upgrade | purge) echo "$TPL_OLD" ;;
+	upgrade | remove | purge) echo "$TPL_OLD" ;;
 	configure) echo "$TPL_UNPACKED" ;;
+	triggers) echo "$TPL_TRIG" ;;
 	*) hard_error "unknown scenario $1" ;;
 	esac
 }
@@ -591,7 +663,15 @@ scenario_args() {
 	fresh) echo "-i $TESTDIR/alpha_1.0.deb $TESTDIR/beta_1.0.deb" ;;
 	upgrade) echo "-i $TESTDIR/alpha_2.0.deb $TESTDIR/beta_2.0.deb" ;;
 	configure) echo "--configure -a" ;;
+	triggers) echo "--triggers-only -a" ;;
+	remove) echo "--remove alpha beta" ;;
 	purge) echo "--purge alpha beta" ;;
+	esac
+}
+scenario_pkgs() {
+	case $1 in
+	triggers) echo gamma delta zeta ;;
+	*) echo alpha beta ;;
 	esac
 }
 scenario_action() {
@@ -677,6 +757,7 @@ record_cell() {
 	fs_mkfs "$dev" || hard_error "mkfs.$FS failed"
 	fs_mount "$dev" "$W/m" || hard_error "cannot mount the new $FS"
 	cp -a "$tpl" "$W/m/root"
+	read -ra PKGS <<<"$(scenario_pkgs "$SCEN")"
 	inv_snapshot "$W/m/root" "$C" old "${PKGS[@]}"
 	unmount_state "$dev"
 	detach "$dev"
@@ -925,7 +1006,7 @@ run_cell() {
 			else
 				bad=$((bad + 1))
 			fi
-			for inv in $(grep -o '^I[0-9]\|^FS' "$W/viol" | sort -u); do
+			for inv in $(grep -o '^[IST][0-9]\|^FS' "$W/viol" | sort -u || true); do
 				per[$inv]=$((${per[$inv]:-0} + 1))
 			done
 			if [ "$shown" -lt "$MAXSHOW" ]; then
@@ -940,7 +1021,7 @@ run_cell() {
 		fi
 	done
 	local by=""
-	for inv in I1 I2 I3 I4 I5 I6 I7 I8 FS; do
+	for inv in I1 I2 I3 I4 I5 I6 I7 I8 S1 S2 S3 T1 FS; do
 		[ -z "${per[$inv]:-}" ] || by+=" $inv=${per[$inv]}"
 	done
 	line="$FS $SCEN $ROW flushes=$nf states=$states violations=$bad known=$known fsdamage=$fsbad by:${by:- none} seconds=$(($(date +%s) - t0)) replay=$(($(date +%s) - t1))"
@@ -1004,13 +1085,14 @@ pin_selftest() {
 # damage in any (its database stays whole); the rename-first build's
 # EXPECT_VIOLATIONS rows must show violations in at least one cell; stock
 # dpkg is reported, not judged.
-declare -A ROW_BAD=() ROW_I1=()
+declare -A ROW_BAD=() ROW_I1=() ROW_UNPACK=()
 DAMAGE_DONE=0
 for cell in "${CELLS[@]}"; do
 	read -r FS SCEN ROW budget <<<"$cell"
 	run_cell "$FS" "$SCEN" "$ROW" "$budget"
 	ROW_BAD[$ROW]=$((${ROW_BAD[$ROW]:-0} + CELL_BAD))
 	ROW_I1[$ROW]=$((${ROW_I1[$ROW]:-0} + CELL_I1))
+	[ "$(scenario_action "$SCEN")" != unpack ] || ROW_UNPACK[$ROW]=1
 	[ -z "$ONLY" ] || continue
 	if by_dpkg "$SCEN"; then
 		# (its rows are stock dpkg's: reported, not judged)
@@ -1031,9 +1113,13 @@ for cell in "${CELLS[@]}"; do
 	fi
 done
 # The self-test: an installer that is unsafe by design must be caught
-# (in at least one cell: a file system may hide a missing sync).
+# (in at least one cell: a file system may hide a missing sync), among
+# the cells where it unpacked packages: the other actions rename and
+# remove files whose data is durable already, they write none that a
+# missing sync or an early rename could lose.
 for ROW in "${!ROW_BAD[@]}"; do
 	[ -z "$ONLY" ] || break
+	[ -n "${ROW_UNPACK[$ROW]:-}" ] || continue
 	if [[ $EXPECT_VIOLATIONS == *" $ROW "* ]] && [ "${ROW_BAD[$ROW]}" -eq 0 ]; then
 		check_fail "self-test: no violation found for $ROW, unsafe by design: the harness is broken"
 	fi

@@ -18,12 +18,16 @@
 #              the divert-to path, gone's diverted file is removed
 #   configure  unpkg --configure -a, alpha and beta 2.0 unpacked over 1.0
 #              (their conffiles waiting as NAME.dpkg-new)
+#   confkeep   unpkg --force-confold --configure -a, the same with alpha's
+#              conffile changed by the administrator: it is kept, the
+#              package's version goes to NAME.dpkg-dist and its hash is
+#              recorded (every call that changes the file system, auto)
 #   triggers   unpkg --triggers-only -a, gamma triggers-pending after
 #              alpha 1.0 was installed with --no-triggers
 #   remove     unpkg --remove alpha beta, 1.0 installed
 #   purge      unpkg --purge alpha beta, 1.0 installed
 # The last four are judged by I1-I3, I6-I8 and the rules S1, S2, S3 of
-# doc/design.md (invariants.sh).  Where unpkg hands such an action to stock
+# doc/design.md (invariants.sh), triggers by T1 too.  Where unpkg hands such an action to stock
 # dpkg (which knows no --sync), its runs go without --sync, the strategies
 # are one case, and what dpkg violates is reported, not judged.
 #
@@ -62,7 +66,8 @@
 #    each to be reported; three more damages of a removal and a
 #    configuration (a file of an installed package deleted, one of a
 #    config-files package put back, a conffile's NAME.dpkg-new left under
-#    installed) must be reported as S2, S1 and S3.
+#    installed) must be reported as S2, S1 and S3, and a pending trigger
+#    of a killed trigger processing renamed as T1 (invariants.sh).
 #    The other actions: the default strategy at every call that changes
 #    the file system (every second one for remove and purge), about 12
 #    points for each other strategy.
@@ -86,7 +91,7 @@
 #                             is a kill point (about 45 minutes)
 #   UNPKG_FAULTS_ONLY=S/T[:N[,N...]]
 #                             kill only in scenario S (fresh, upgrade,
-#                             diverted, fallback, configure, triggers,
+#                             diverted, fallback, configure, confkeep, triggers,
 #                             remove, purge) with strategy T (auto, dpkg, ...),
 #                             at every call that
 #                             changes the file system or at the calls
@@ -295,6 +300,11 @@ unpkg_run "$TPL_OLD" dpkg -i "$ALPHA1" "$BETA1" >/dev/null
 TPL_UNPACKED=$W/tpl-unpacked
 cp -a "$TPL_OLD" "$TPL_UNPACKED"
 unpkg_run "$TPL_UNPACKED" dpkg --unpack "$ALPHA2" "$BETA2" >/dev/null
+# the same with alpha's conffile changed by the administrator before
+TPL_KEEP=$W/tpl-keep
+cp -a "$TPL_OLD" "$TPL_KEEP"
+echo 'alpha = the administrator'"'"'s' >"$TPL_KEEP/etc/alpha/alpha.conf"
+unpkg_run "$TPL_KEEP" dpkg --unpack "$ALPHA2" "$BETA2" >/dev/null
 # gamma triggers-pending: alpha 1.0 and beta installed without trigger
 # processing after it
 TPL_TRIG=$W/tpl-trig
@@ -326,6 +336,7 @@ scenario_template() {
 	upgrade | fallback | remove | purge) echo "$TPL_OLD" ;;
 	diverted) echo "$TPL_DIV" ;;
 	configure) echo "$TPL_UNPACKED" ;;
+	confkeep) echo "$TPL_KEEP" ;;
 	triggers) echo "$TPL_TRIG" ;;
 	esac
 }
@@ -334,6 +345,7 @@ scenario_args() {
 	fresh) echo "-i $ALPHA1 $BETA1" ;;
 	upgrade | fallback | diverted) echo "-i $ALPHA2 $BETA2" ;;
 	configure) echo "--configure -a" ;;
+	confkeep) echo "--force-confold --configure -a" ;;
 	triggers) echo "--triggers-only -a" ;;
 	remove) echo "--remove alpha beta" ;;
 	purge) echo "--purge alpha beta" ;;
@@ -348,6 +360,7 @@ scenario_pkgs() {
 scenario_action() {
 	case $1 in
 	fresh | upgrade | fallback | diverted) echo unpack ;;
+	confkeep) echo configure ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -659,6 +672,10 @@ damage() {
 		;;
 	gone:killed) rm "$ROOT/usr/share/alpha/same" ;;
 	waiting:killed) cp -a "$CASE_TPL/etc/alpha/alpha.conf.dpkg-new" "$ROOT/etc/alpha/" ;;
+	trigger:killed)
+		sed -i 's|^Triggers-Pending: /usr/share/alpha$|Triggers-Pending: /usr/share/other|' \
+			"$ROOT/var/lib/dpkg/status"
+		;;
 	esac
 }
 
@@ -700,11 +717,12 @@ selftest_damages() {
 	SELFTEST=
 }
 
-# selftest_rules: the same for S1, S2 and S3: a removal killed before its
-# first change, a file of alpha (recorded installed) deleted; killed at its
-# last change (alpha recorded config-files), the file put back; a
+# selftest_rules: the same for S1, S2, S3 and T1: a removal killed before
+# its first change, a file of alpha (recorded installed) deleted; killed at
+# its last change (alpha recorded config-files), the file put back; a
 # configuration killed at its last change (alpha recorded installed), the
-# conffile's NAME.dpkg-new put back.
+# conffile's NAME.dpkg-new put back; a trigger processing killed before
+# its first change, gamma's pending trigger replaced by another name.
 selftest_rules() {
 	local first last
 	prepare_case remove auto || return 0
@@ -716,6 +734,9 @@ selftest_rules() {
 	prepare_case configure auto || return 0
 	kill_points "$CASE_DIR/trace" >"$CASE_DIR/points"
 	selftest_damages "$(awk '$4 == 1 { l = $0 } END { print l }' "$CASE_DIR/points")" waiting:S3
+	prepare_case triggers auto || return 0
+	kill_points "$CASE_DIR/trace" >"$CASE_DIR/points"
+	selftest_damages "$(awk '$4 == 1 { print; exit }' "$CASE_DIR/points")" trigger:T1
 }
 
 # kill_case SCENARIO STRATEGY SELECTION [N,N...]: prepare the case, then
@@ -1293,6 +1314,10 @@ for scen in $ACTION_SCENARIOS; do
 		fi
 	done
 done
+
+# A kept conffile's NAME.dpkg-dist: the default strategy at every call
+# that changes the file system.
+kill_case confkeep auto all
 
 # 2. Failing calls: every sync of the other actions with the default
 # strategy (with every strategy in full mode); then every write to a file

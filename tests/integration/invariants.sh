@@ -18,7 +18,11 @@
 #   action    what the run does (inv_reference writes INV_ACTION there):
 #             unpack (-i, --unpack: I1-I8, the default), configure,
 #             triggers, remove or purge (I1-I3, I6-I8 and S1, S2, S3 of
-#             doc/design.md instead of I4 and I5)
+#             doc/design.md instead of I4 and I5; triggers: T1 too, see
+#             inv_check_triggers)
+#   old.trig new.trig old.ran new.ran
+#             the trigger states (trig_states) and the log of triggered
+#             postinsts (var/log/triggered, see inv_check_triggers)
 # made with inv_snapshot (old, then new) and inv_reference.
 #
 # Scratch files go to INV_WORK (default: the test's scratch directory); a
@@ -130,6 +134,18 @@ inv_snapshot() {
 	tree_manifest "$root" >"$ref/$which.tree"
 	db_manifest "$root" >"$ref/$which.db"
 	pkg_paths "$root" "$@" >"$ref/paths.$which"
+	trig_states "$root" >"$ref/$which.trig"
+	cat "$root/var/log/triggered" >"$ref/$which.ran" 2>/dev/null || : >"$ref/$which.ran"
+}
+
+# trig_states ROOT: "PKG TAB STATE TAB PENDING TAB AWAITED" for every
+# package, the trigger names and awaited packages separated by one space.
+trig_states() {
+	dpkg-query --root="$1" -W \
+		-f='${Package}\t${db:Status-Status}\t${Triggers-Pending}\t${Triggers-Awaited}\n' |
+		awk -F'\t' -v OFS='\t' '{
+			for (i = 3; i <= 4; i++) { gsub(/^ +| +$/, "", $i); gsub(/ +/, " ", $i) }
+			print }'
 }
 
 # inv_reference REF PKG...: after both snapshots, the paths, versions and
@@ -258,8 +274,8 @@ function action_rules(P,  st, ef, desc, p, c, o, n, k, files, gone) {
 		if (gone && c != "ABSENT" && c !~ /^[^ ]+ d / && (st != "config-files" || !(p in conf) && !(p in waiting)))
 			v("S1", desc ": " p " is still there: [" c "]")
 		# S2: recorded with files, all of them there (a waiting
-		# NAME.dpkg-new goes at configuration)
-		if (files && c == "ABSENT" && !(p in waiting) &&
+		# NAME.dpkg-new goes at configuration, a NAME.dpkg-dist comes)
+		if (files && c == "ABSENT" && !(p in waiting) && !(p in dist) &&
 		    (o != "ABSENT" && o !~ /^[^ ]+ d / || n != "ABSENT" && n !~ /^[^ ]+ d /))
 			v("S2", desc ": " p " is missing")
 		# S3: recorded configured, its conffiles in place and none
@@ -280,12 +296,18 @@ function action_rules(P,  st, ef, desc, p, c, o, n, k, files, gone) {
 }
 END {
 	# a conffile NAME.dpkg-new the run starts or ends with belongs to the
-	# conffile'"'"'s package (configure renames it away)
-	for (p in conf)
+	# conffile'"'"'s package (configure renames it away), and so does the
+	# NAME.dpkg-dist a configuration that keeps a changed conffile leaves
+	for (p in conf) {
 		if ((p ".dpkg-new") in O || (p ".dpkg-new") in N) {
 			own[p ".dpkg-new"] = own[p]
 			waiting[p ".dpkg-new"] = 1
 		}
+		if (action == "configure" && (p ".dpkg-dist") in N) {
+			own[p ".dpkg-dist"] = own[p]
+			dist[p ".dpkg-dist"] = 1
+		}
+	}
 	for (p in C) {
 		if (p in own || substr(p, 1, 13) == "var/lib/dpkg/") continue
 		if (p in O) {
@@ -401,6 +423,59 @@ inv_check_state() {
 		"$INV_CHECKER" "$ref/paths" "$ref/versions" \
 		"$ref/old.fp" "$ref/new.fp" "$w/cur.fp" "$w/cur.status" \
 		"$ref/old.status" >>"$out"
+	[ "$(cat "$ref/action" 2>/dev/null)" != triggers ] || inv_check_triggers "$root" "$ref" "$out"
+}
+
+# The rule T1 of trigger processing (doc/design.md: pending until done),
+# as a crash or fault state shows it.  Reads VERSIONS (the packages of the
+# run), the trigger states (trig_states) before the run, after it and now,
+# and the logs of triggered postinsts before, after and now: a fixture's
+# postinst may append "PKG postinst triggered NAMES" to var/log/triggered
+# and fsync it (the fingerprints leave var/log out).
+# - each package of the run has its state, Triggers-Pending and
+#   Triggers-Awaited of before or of after the run, never a mix, never
+#   a trigger name dropped while the state stays;
+# - a package recorded processed (its state after the run, its triggers
+#   pending before) whose postinst logs has run "triggered" since;
+# - a package that no longer awaits Q had Q's triggers processed: Q has
+#   none pending.
+# shellcheck disable=SC2016
+INV_TRIGGERS='
+function cnt(arr, l,  f) { split(l, f, " "); if (f[2] == "postinst" && f[3] == "triggered") arr[f[1]]++ }
+function tuple(arr, P) { return (P in arr) ? arr[P] : "ABSENT" }
+FILENAME == ARGV[1] { split($0, f, " "); inrun[f[1]] = 1; next }
+FILENAME == ARGV[2] { O[$1] = $2 " [" $3 "] [" $4 "]"; opend[$1] = $3; oaw[$1] = $4; next }
+FILENAME == ARGV[3] { N[$1] = $2 " [" $3 "] [" $4 "]"; next }
+FILENAME == ARGV[4] { C[$1] = $2 " [" $3 "] [" $4 "]"; cpend[$1] = $3; caw[$1] = $4; next }
+FILENAME == ARGV[5] { cnt(oran, $0); next }
+FILENAME == ARGV[6] { cnt(nran, $0); next }
+FILENAME == ARGV[7] { cnt(cran, $0); next }
+END {
+	for (P in inrun) {
+		c = tuple(C, P); o = tuple(O, P); n = tuple(N, P)
+		if (c != o && c != n)
+			print "T1: " P " is " c ", neither its " o " before nor its " n " after the processing"
+		else if (c != o && opend[P] != "" && nran[P] > oran[P] && cran[P] <= oran[P])
+			print "T1: " P " is recorded " c " (was " o "), but its postinst never ran triggered"
+	}
+	for (P in oaw) {
+		k = split(oaw[P], q, " ")
+		for (i = 1; i <= k; i++)
+			if (index(" " caw[P] " ", " " q[i] " ") == 0 && cpend[q[i]] != "")
+				print "T1: " P " no longer awaits " q[i] ", whose triggers [" cpend[q[i]] "] are pending"
+	}
+}'
+
+# inv_check_triggers ROOT REF OUT: the rule T1 (INV_TRIGGERS) on the
+# state a crash or fault left in ROOT; violations appended to OUT.
+# inv_check_state calls it for the action triggers.
+inv_check_triggers() {
+	local root=$1 ref=$2 out=$3 w=${INV_WORK:-$TESTDIR}
+	# (a database that does not parse is reported as I3 already)
+	trig_states "$root" >"$w/cur.trig" 2>/dev/null || true
+	cat "$root/var/log/triggered" >"$w/cur.ran" 2>/dev/null || : >"$w/cur.ran"
+	awk -F'\t' "$INV_TRIGGERS" "$ref/versions" "$ref/old.trig" "$ref/new.trig" \
+		"$w/cur.trig" "$ref/old.ran" "$ref/new.ran" "$w/cur.ran" >>"$out"
 }
 
 # inv_converge_tag DIFF OLDTREE: the known bug a difference between the

@@ -304,15 +304,20 @@ need_mounts() {
 	rm -rf "$TESTDIR/probe" "$TESTDIR/probe.img"
 }
 
-# need_busybox: skip unless a static busybox (package busybox-static, or
+# have_busybox: true if a static busybox (package busybox-static, or
 # $BUSYBOX) can serve as /bin/sh in a test root, where maintainer scripts
 # run chrooted.
-need_busybox() {
+have_busybox() {
 	BUSYBOX=${BUSYBOX:-/bin/busybox}
 	case $({ [ -x "$BUSYBOX" ] && ldd "$BUSYBOX"; } 2>&1 || true) in
-	*"not a dynamic"*) ;;
-	*) skip "no static busybox at $BUSYBOX (package busybox-static)" ;;
+	*"not a dynamic"*) return 0 ;;
 	esac
+	return 1
+}
+
+# need_busybox: skip unless have_busybox.
+need_busybox() {
+	have_busybox || skip "no static busybox at $BUSYBOX (package busybox-static)"
 }
 
 # shell_root DIR: an empty root (mkroot) whose /bin/sh is the static
