@@ -349,7 +349,9 @@ out:
  * kept so, the old hash would stay recorded, as after dpkg's own window.
  * The package's version waits again as NAME.dpkg-new, the NAME.dpkg-dist
  * of an earlier configuration that the commit kept as its backup
- * (NAME.dpkg-dist.dpkg-tmp) is put back, and this run decides again.
+ * (NAME.dpkg-dist.dpkg-tmp) is put back, and this run decides again; a
+ * kill between those two renames leaves NAME.dpkg-new, the backup and no
+ * NAME.dpkg-dist (no configuration leaves that), and the backup goes back.
  * 1 when something was put back, 0 when nothing was left. */
 static int resume_dist(int dfd, const char *base, const char *recorded,
 		       struct unpkg_err *err)
@@ -370,8 +372,18 @@ static int resume_dist(int dfd, const char *base, const char *recorded,
 		unpkg_err_nomem(err);
 		goto out;
 	}
-	if (faccessat(dfd, tmp, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
-	    fstatat(dfd, dist, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
+	if (faccessat(dfd, tmp, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		/* killed between this function's two renames: the earlier
+		 * NAME.dpkg-dist goes back as it was before the run */
+		ret = 0;
+		if (fstatat(dfd, dist, &sb, AT_SYMLINK_NOFOLLOW) < 0 &&
+		    errno == ENOENT &&
+		    fstatat(dfd, bak, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(sb.st_mode))
+			ret = put_back(dfd, bak, dist, err) < 0 ? -1 : 1;
+		goto out;
+	}
+	if (fstatat(dfd, dist, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !S_ISREG(sb.st_mode)) {
 		ret = 0;
 		goto out;

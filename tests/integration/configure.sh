@@ -10,7 +10,8 @@
 # by Depends, a dependency cycle, a missing and a too old dependency,
 # --pending, a failing postinst and the run after it, a package whose
 # dependency's postinst fails, --force-depends, conffiles (new, changed
-# by the administrator with --force-confold and --force-confnew), a
+# by the administrator with --force-confold and --force-confnew, kept
+# over an earlier NAME.dpkg-dist as a killed run left it), a
 # package already configured and a name not installed.
 TEST_NAME=configure
 . "${TESTLIB:?}"
@@ -177,6 +178,22 @@ for how in confold confnew; do
 	done
 	cfg_run conffile-$how --force-$how cf
 done
+# A kept conffile over an earlier NAME.dpkg-dist, in unpkg's root as a
+# re-run killed inside its resumption of a kept conffile left it: the
+# package's version back as NAME.dpkg-new, the earlier NAME.dpkg-dist
+# still the commit's backup NAME.dpkg-dist.dpkg-tmp.  It must end as
+# dpkg's run from the state before (no backup left).
+cfg_roots conffile-distresume -i:cf_1.0
+for r in unpkg dpkg; do
+	echo local >>"$TESTDIR/conffile-distresume/$r/etc/cf.conf"
+	echo earlier >"$TESTDIR/conffile-distresume/$r/etc/cf.conf.dpkg-dist"
+	touch -d @1000000000 "$TESTDIR/conffile-distresume/$r/etc/cf.conf"*
+	dpkg_in "$TESTDIR/conffile-distresume/$r" --unpack "$TESTDIR/cf_2.0.deb" \
+		>/dev/null 2>&1 || hard_error "dpkg --unpack cf 2.0 failed"
+done
+mv "$TESTDIR/conffile-distresume/unpkg/etc/cf.conf.dpkg-dist" \
+	"$TESTDIR/conffile-distresume/unpkg/etc/cf.conf.dpkg-dist.dpkg-tmp"
+cfg_run conffile-distresume --force-confold cf
 grep -q local "$TESTDIR/conffile-confnew/unpkg/etc/cf.conf.dpkg-old" ||
 	check_fail "confnew: the local version is not cf.conf.dpkg-old"
 grep -q local "$TESTDIR/conffile-confold/unpkg/etc/cf.conf" ||
