@@ -351,7 +351,9 @@ out:
  * of an earlier configuration that the commit kept as its backup
  * (NAME.dpkg-dist.dpkg-tmp) is put back, and this run decides again; a
  * kill between those two renames leaves NAME.dpkg-new, the backup and no
- * NAME.dpkg-dist (no configuration leaves that), and the backup goes back.
+ * NAME.dpkg-dist (no configuration leaves that), and the backup goes back;
+ * one killed after its record, before the backups went, leaves the backup
+ * beside the recorded NAME.dpkg-dist, and it goes.
  * 1 when something was put back, 0 when nothing was left. */
 static int resume_dist(int dfd, const char *base, const char *recorded,
 		       struct unpkg_err *err)
@@ -391,7 +393,12 @@ static int resume_dist(int dfd, const char *base, const char *recorded,
 	if (file_md5(dfd, dist, have, err) < 0)
 		goto out;
 	if (strcmp(have, recorded) == 0) {
-		ret = 0;
+		/* recorded; a kill before the backups went left this one */
+		ret = unlinkat(dfd, bak, 0) == 0;
+		if (!ret && errno != ENOENT) {
+			ret = -1;
+			unpkg_err_sys(err, "cannot remove %s", bak);
+		}
 		goto out;
 	}
 	if (put_back(dfd, dist, tmp, err) < 0 ||

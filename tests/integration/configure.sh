@@ -194,6 +194,18 @@ done
 mv "$TESTDIR/conffile-distresume/unpkg/etc/cf.conf.dpkg-dist" \
 	"$TESTDIR/conffile-distresume/unpkg/etc/cf.conf.dpkg-dist.dpkg-tmp"
 cfg_run conffile-distresume --force-confold cf
+# The same configuration killed after its half-configured record, before
+# the commit's backups went: cf half-configured, the new hash recorded,
+# the earlier NAME.dpkg-dist still its backup in unpkg's root.  The run
+# after it (postinst again, in both roots) must not leave the backup.
+for r in unpkg dpkg; do
+	sed -i '/^Package: cf$/,/^$/s/^Status: install ok installed$/Status: install ok half-configured/' \
+		"$TESTDIR/conffile-distresume/$r/var/lib/dpkg/status"
+	grep -q '^Status: install ok half-configured$' "$TESTDIR/conffile-distresume/$r/var/lib/dpkg/status" ||
+		hard_error "cf is not half-configured in $r's root"
+done
+echo earlier >"$TESTDIR/conffile-distresume/unpkg/etc/cf.conf.dpkg-dist.dpkg-tmp"
+cfg_run conffile-distresume cf
 grep -q local "$TESTDIR/conffile-confnew/unpkg/etc/cf.conf.dpkg-old" ||
 	check_fail "confnew: the local version is not cf.conf.dpkg-old"
 grep -q local "$TESTDIR/conffile-confold/unpkg/etc/cf.conf" ||
