@@ -17,6 +17,7 @@
 #include "depends.h"
 #include "install-impl.h"
 #include "script.h"
+#include "stanza.h"
 
 
 
@@ -840,7 +841,7 @@ static size_t pending_deps(struct plan *pl, size_t k, size_t *out)
 
 	unpkg_err_init(&ignored);
 	/* a field that does not parse names none */
-	(void)depends_fields(&r->pkgs[k].control, 1, rels, &ignored);
+	(void)unpkg_para_depends(&r->pkgs[k].control, 1, rels, &ignored);
 	for (f = 0; f < 2; f++)
 		for (a = 0; a < rels[f].count; a++)
 			for (b = 0; b < rels[f].rels[a].count; b++)
@@ -851,7 +852,7 @@ static size_t pending_deps(struct plan *pl, size_t k, size_t *out)
 					    strcmp(r->pkgs[j].name,
 						   rels[f].rels[a].alts[b].name) == 0)
 						out[n++] = j;
-	depends_fields_destroy(rels);
+	unpkg_para_depends_destroy(rels);
 	return n;
 }
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "depends.h"
 #include "install-impl.h"
 #include "relation.h"
+#include "stanza.h"
 
 /* A Breaks of the new package only concerns a configured package
  * (installed, or with triggers to process): dpkg unpacks over an unpacked
@@ -543,7 +543,7 @@ static int broken_by_removal(struct run *r, const struct pkg *p,
 			continue;
 		unpkg_err_init(&ignored);
 		/* dpkg wrote them; what it cannot read needs nothing */
-		(void)depends_fields(&d->para, 0, rels, &ignored);
+		(void)unpkg_para_depends(&d->para, 0, rels, &ignored);
 		for (f = 0; f < 2 && !found; f++) {
 			if (!hit[f])
 				continue;
@@ -584,7 +584,7 @@ static int broken_by_removal(struct run *r, const struct pkg *p,
 						g->alts[k].name);
 			}
 		}
-		depends_fields_destroy(rels);
+		unpkg_para_depends_destroy(rels);
 	}
 	return found;
 }

@@ -14,6 +14,7 @@
 
 #include "depends.h"
 #include "install-impl.h"
+#include "stanza.h"
 
 /* Is package `dp` usable for dependencies: installed, or (when `run_ok`)
  * unpacked by this run? */
@@ -32,38 +33,6 @@ static int usable(const struct run *r, const struct unpkg_db_pkg *dp,
 		    strcmp(r->pkgs[i].key, dp->key) == 0)
 			return 1;
 	return 0;
-}
-
-int depends_fields(const struct unpkg_para *para, int strict,
-		   struct unpkg_relations rels[2], struct unpkg_err *err)
-{
-	static const char *const fields[] = { "Pre-Depends", "Depends" };
-	struct unpkg_err later;
-	size_t f;
-	int ret = 0;
-
-	for (f = 0; f < 2; f++)
-		unpkg_relations_init(&rels[f]);
-	unpkg_err_init(&later);
-	for (f = 0; f < 2; f++) {
-		const char *value = unpkg_para_get(para, fields[f]);
-		/* the first error is the one reported */
-		struct unpkg_err *e = ret == 0 ? err : &later;
-
-		if (value != NULL &&
-		    (strict ? unpkg_relations_parse(&rels[f], fields[f],
-						    value, e)
-			    : unpkg_relations_parse_lax(&rels[f], fields[f],
-							value, e)) < 0)
-			ret = -1;
-	}
-	return ret;
-}
-
-void depends_fields_destroy(struct unpkg_relations rels[2])
-{
-	unpkg_relations_destroy(&rels[0]);
-	unpkg_relations_destroy(&rels[1]);
 }
 
 int depends_alt_met(const struct unpkg_relation_alt *alt,
@@ -290,8 +259,8 @@ int depends_configure(struct run *r, const struct pkg *p,
 
 	if (unpkg_pkgindex_build(&r->index, err) < 0)
 		return -1;
-	if (depends_fields(&p->control, 1, rels, err) < 0) {
-		depends_fields_destroy(rels);
+	if (unpkg_para_depends(&p->control, 1, rels, err) < 0) {
+		unpkg_para_depends_destroy(rels);
 		return -1;
 	}
 	for (k = 0; k < 2; k++) {
@@ -317,7 +286,7 @@ int depends_configure(struct run *r, const struct pkg *p,
 			free(text);
 		}
 	}
-	depends_fields_destroy(rels);
+	unpkg_para_depends_destroy(rels);
 	*verdict = halt ? DEPENDS_HALT : defer ? DEPENDS_DEFER : DEPENDS_OK;
 	if (*verdict != DEPENDS_DEFER) {
 		int b = inst_check_breakers(r, p, why, whylen, err);

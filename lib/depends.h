@@ -49,17 +49,6 @@ int depends_configure(struct run *r, const struct pkg *p,
 		      size_t whylen, enum depends_verdict *verdict,
 		      struct unpkg_err *err);
 
-/* The Pre-Depends (rels[DEPENDS_PRE]) and the Depends (rels[DEPENDS_DEP])
- * of the stanza `para`, parsed with `strict` as a package's control
- * (unpkg_relations_parse()), else leniently as dpkg reads its database.
- * An absent field, or one that does not parse, has no relations; both
- * are read, -1 reports the first error.  Destroy `rels` with
- * depends_fields_destroy() in either case. */
-enum { DEPENDS_PRE, DEPENDS_DEP };
-int depends_fields(const struct unpkg_para *para, int strict,
-		   struct unpkg_relations rels[2], struct unpkg_err *err);
-void depends_fields_destroy(struct unpkg_relations rels[2]);
-
 /* Is `alt` met by one of the candidates of chain `c` (the packages of
  * its name and those that Provide it, unpkg_pkgindex_candidates()) that
  * usable_fn(ctx, pkg) accepts?  An unversioned Provides only meets an

@@ -737,3 +737,35 @@ out:
 	free(b.s);
 	return ret;
 }
+
+int unpkg_para_depends(const struct unpkg_para *para, int strict,
+		       struct unpkg_relations rels[2], struct unpkg_err *err)
+{
+	static const char *const fields[] = { "Pre-Depends", "Depends" };
+	struct unpkg_err later;
+	size_t f;
+	int ret = 0;
+
+	for (f = 0; f < 2; f++)
+		unpkg_relations_init(&rels[f]);
+	unpkg_err_init(&later);
+	for (f = 0; f < 2; f++) {
+		const char *value = unpkg_para_get(para, fields[f]);
+		/* the first error is the one reported */
+		struct unpkg_err *e = ret == 0 ? err : &later;
+
+		if (value != NULL &&
+		    (strict ? unpkg_relations_parse(&rels[f], fields[f],
+						    value, e)
+			    : unpkg_relations_parse_lax(&rels[f], fields[f],
+							value, e)) < 0)
+			ret = -1;
+	}
+	return ret;
+}
+
+void unpkg_para_depends_destroy(struct unpkg_relations rels[2])
+{
+	unpkg_relations_destroy(&rels[0]);
+	unpkg_relations_destroy(&rels[1]);
+}

@@ -10,6 +10,7 @@
 
 #include "control.h"
 #include "err.h"
+#include "relation.h"
 
 /* What the database knows beyond the control file. */
 struct unpkg_stanza_state {
@@ -59,5 +60,17 @@ int unpkg_stanza_check_control(const struct unpkg_para *control,
 int unpkg_stanza_format(const struct unpkg_para *control,
 			const struct unpkg_stanza_state *state, char **out,
 			struct unpkg_err *err);
+
+/* The Pre-Depends (rels[UNPKG_DEPENDS_PRE]) and the Depends
+ * (rels[UNPKG_DEPENDS_DEP]) of the stanza `para`, parsed with `strict` as
+ * a package's control (unpkg_relations_parse()), else leniently as dpkg
+ * reads its database.
+ * An absent field, or one that does not parse, has no relations; both
+ * are read, -1 reports the first error.  Destroy `rels` with
+ * unpkg_para_depends_destroy() in either case. */
+enum { UNPKG_DEPENDS_PRE, UNPKG_DEPENDS_DEP };
+int unpkg_para_depends(const struct unpkg_para *para, int strict,
+		       struct unpkg_relations rels[2], struct unpkg_err *err);
+void unpkg_para_depends_destroy(struct unpkg_relations rels[2]);
 
 #endif

@@ -739,8 +739,8 @@ static int deps_check(struct tpr *t, struct tp *p, struct unpkg_buf *why,
 		return DEP_OK;
 	if (unpkg_pkgindex_build(&t->r.index, err) < 0)
 		return -1;
-	if (depends_fields(&dp->para, 0, rels, err) < 0) {
-		depends_fields_destroy(rels);
+	if (unpkg_para_depends(&dp->para, 0, rels, err) < 0) {
+		unpkg_para_depends_destroy(rels);
 		return -1;
 	}
 	for (f = 0; f < 2; f++) {
@@ -793,7 +793,7 @@ static int deps_check(struct tpr *t, struct tp *p, struct unpkg_buf *why,
 			}
 		}
 	}
-	depends_fields_destroy(rels);
+	unpkg_para_depends_destroy(rels);
 	return (int)res;
 }
 

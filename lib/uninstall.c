@@ -24,6 +24,7 @@
 #include "install-impl.h"
 #include "obsolete.h"
 #include "record.h"
+#include "stanza.h"
 #include "uninstall.h"
 
 /* A package of the run: r->pkgs[i], its installed entry in
@@ -288,8 +289,8 @@ static int dependents(struct run *r, size_t at, char *why, size_t whylen,
 
 		if (!unpkg_pkg_present(q) || strcmp(q->key, p->key) == 0)
 			continue;
-		if (depends_fields(&q->para, 0, rels, err) < 0) {
-			depends_fields_destroy(rels);
+		if (unpkg_para_depends(&q->para, 0, rels, err) < 0) {
+			unpkg_para_depends_destroy(rels);
 			return -1;
 		}
 		for (f = 0; f < 2; f++) {
@@ -330,7 +331,7 @@ static int dependents(struct run *r, size_t at, char *why, size_t whylen,
 				free(text);
 			}
 		}
-		depends_fields_destroy(rels);
+		unpkg_para_depends_destroy(rels);
 	}
 	return broken ? 0 : later ? 2 : 1;
 }

@@ -60,61 +60,12 @@ START_TEST(test_alt_met)
 }
 END_TEST
 
-/* A stanza's Pre-Depends, then its Depends, as dpkg reads its database
- * (a version only the lax parser takes) or strictly as a package's
- * control; an absent field, or one that does not parse, is empty, the
- * other is still read, and the first error is the one reported. */
-START_TEST(test_fields)
-{
-	static const char stanza[] = "Package: p\nDepends: a | b (>= 1:2), c\n"
-				     "Pre-Depends: d (>= a1)\n";
-	struct unpkg_para para;
-	struct unpkg_relations rels[2];
-	struct unpkg_err err;
-
-	unpkg_para_init(&para);
-	unpkg_err_init(&err);
-	ck_assert_int_eq(unpkg_para_parse(stanza, strlen(stanza), &para, &err),
-			 0);
-	ck_assert_int_eq(depends_fields(&para, 0, rels, &err), 0);
-	ck_assert_uint_eq(rels[DEPENDS_PRE].count, 1);
-	ck_assert_str_eq(rels[DEPENDS_PRE].rels[0].alts[0].name, "d");
-	ck_assert_uint_eq(rels[DEPENDS_DEP].count, 2);
-	ck_assert_uint_eq(rels[DEPENDS_DEP].rels[0].count, 2);
-	ck_assert_str_eq(rels[DEPENDS_DEP].rels[0].alts[1].name, "b");
-	ck_assert_str_eq(rels[DEPENDS_DEP].rels[1].alts[0].name, "c");
-	depends_fields_destroy(rels);
-	/* strictly, the Pre-Depends do not parse: the Depends still do */
-	ck_assert_int_eq(depends_fields(&para, 1, rels, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "Pre-Depends"));
-	ck_assert_uint_eq(rels[DEPENDS_PRE].count, 0);
-	ck_assert_uint_eq(rels[DEPENDS_DEP].count, 2);
-	depends_fields_destroy(rels);
-	unpkg_para_unset(&para, "Pre-Depends");
-	ck_assert_int_eq(depends_fields(&para, 1, rels, &err), 0);
-	ck_assert_uint_eq(rels[DEPENDS_PRE].count, 0);
-	ck_assert_uint_eq(rels[DEPENDS_DEP].count, 2);
-	depends_fields_destroy(rels);
-	ck_assert_int_eq(unpkg_para_set(&para, "Pre-Depends", "d (>>", &err),
-			 0);
-	ck_assert_int_eq(unpkg_para_set(&para, "Depends", "a (>>", &err), 0);
-	unpkg_err_init(&err);
-	ck_assert_int_eq(depends_fields(&para, 0, rels, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "Pre-Depends"));
-	ck_assert_uint_eq(rels[DEPENDS_PRE].count, 0);
-	ck_assert_uint_eq(rels[DEPENDS_DEP].count, 0);
-	depends_fields_destroy(rels);
-	unpkg_para_destroy(&para);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("depends");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_alt_met);
-	tcase_add_test(tc, test_fields);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }
