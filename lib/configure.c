@@ -342,6 +342,15 @@ out:
 	return ret;
 }
 
+/* Is `name` in `dfd` a regular file (not followed if a symlink)? */
+static int regular_at(int dfd, const char *name)
+{
+	struct stat sb;
+
+	return fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(sb.st_mode);
+}
+
 /* A configuration killed between renaming a modified conffile's
  * NAME.dpkg-new to NAME.dpkg-dist (the administrator's file kept) and
  * recording the new version's hash leaves no NAME.dpkg-new and a
@@ -360,7 +369,6 @@ static int resume_dist(int dfd, const char *base, const char *recorded,
 		       struct unpkg_err *err)
 {
 	char *dist = NULL, *tmp = NULL, *bak = NULL, have[33];
-	struct stat sb;
 	int ret = -1;
 
 	if (strlen(recorded) != 32)
@@ -379,15 +387,12 @@ static int resume_dist(int dfd, const char *base, const char *recorded,
 		/* killed between this function's two renames: the earlier
 		 * NAME.dpkg-dist goes back as it was before the run */
 		ret = 0;
-		if (fstatat(dfd, dist, &sb, AT_SYMLINK_NOFOLLOW) < 0 &&
-		    errno == ENOENT &&
-		    fstatat(dfd, bak, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(sb.st_mode))
+		if (faccessat(dfd, dist, F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
+		    errno == ENOENT && regular_at(dfd, bak))
 			ret = put_back(dfd, bak, dist, err) < 0 ? -1 : 1;
 		goto out;
 	}
-	if (fstatat(dfd, dist, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !S_ISREG(sb.st_mode)) {
+	if (!regular_at(dfd, dist)) {
 		ret = 0;
 		goto out;
 	}
@@ -395,16 +400,16 @@ static int resume_dist(int dfd, const char *base, const char *recorded,
 		goto out;
 	if (strcmp(have, recorded) == 0) {
 		/* recorded; a kill before the backups went left this one */
-		ret = unlinkat(dfd, bak, 0) == 0;
-		if (!ret && errno != ENOENT) {
-			ret = -1;
+		if (unlinkat(dfd, bak, 0) == 0)
+			ret = 1;
+		else if (errno == ENOENT)
+			ret = 0;
+		else
 			unpkg_err_sys(err, "cannot remove %s", bak);
-		}
 		goto out;
 	}
 	if (put_back(dfd, dist, tmp, err) < 0 ||
-	    (fstatat(dfd, bak, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	     S_ISREG(sb.st_mode) && put_back(dfd, bak, dist, err) < 0))
+	    (regular_at(dfd, bak) && put_back(dfd, bak, dist, err) < 0))
 		goto out;
 	ret = 1;
 out:
