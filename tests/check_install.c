@@ -69,6 +69,15 @@ static int exists(const struct fx *f, const char *rel)
 	return tu_root_exists(&f->r, rel);
 }
 
+/* File `rel` of the root holds `want`. */
+static void assert_file(const struct fx *f, const char *rel, const char *want)
+{
+	char *s = slurp(f, rel);
+
+	ck_assert_str_eq(s, want);
+	free(s);
+}
+
 /* A package "NAME" with the given control extras, entries and control
  * members, written to TMP/NAME.deb; returns its path (static). */
 static const char *make_pkg(const struct fx *f, const char *name,
@@ -180,18 +189,13 @@ START_TEST(test_unpack_then_configure)
 	free(s);
 	ck_assert(exists(&f, "etc/a.conf.dpkg-new"));
 	ck_assert(!exists(&f, "etc/a.conf"));
-	s = slurp(&f, "var/lib/dpkg/info/pa.list");
-	ck_assert_str_eq(s, "/.\n/usr\n/usr/share\n/usr/share/a\n/etc\n"
-			 "/etc/a.conf\n");
-	free(s);
+	assert_file(&f, "var/lib/dpkg/info/pa.list",
+		    "/.\n/usr\n/usr/share\n/usr/share/a\n/etc\n/etc/a.conf\n");
 	/* generated, as dpkg does for packages without md5sums */
-	s = slurp(&f, "var/lib/dpkg/info/pa.md5sums");
-	ck_assert_str_eq(s, "5c9597f3c8245907ea71a89d9d39d08e  usr/share/a\n"
-			 "f968f33f844c98de1d3b4fe70f2e1a0f  etc/a.conf\n");
-	free(s);
-	s = slurp(&f, "var/lib/dpkg/info/pa.conffiles");
-	ck_assert_str_eq(s, "/etc/a.conf\n");
-	free(s);
+	assert_file(&f, "var/lib/dpkg/info/pa.md5sums",
+		    "5c9597f3c8245907ea71a89d9d39d08e  usr/share/a\n"
+		    "f968f33f844c98de1d3b4fe70f2e1a0f  etc/a.conf\n");
+	assert_file(&f, "var/lib/dpkg/info/pa.conffiles", "/etc/a.conf\n");
 
 	/* -i of the same package: configured, conffile in place */
 	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 0);
@@ -257,9 +261,7 @@ START_TEST(test_conflict_in_one_run)
 	ck_assert_int_eq(install(&f, 1, 0, debs, 2), 1);
 	ck_assert_str_eq(f.last_error, "trying to overwrite '/usr/share/a', "
 			 "which is also in package pa 1.0");
-	s = slurp(&f, "usr/share/a");
-	ck_assert_str_eq(s, "aaa\n");
-	free(s);
+	assert_file(&f, "usr/share/a", "aaa\n");
 	ck_assert(!exists(&f, "usr/share/b"));
 	ck_assert(!exists(&f, "usr/share/b.dpkg-new"));
 	ck_assert(!exists(&f, "var/lib/dpkg/info/pb.list"));
@@ -379,9 +381,7 @@ START_TEST(test_scripts)
 	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 1);
 	ck_assert_ptr_nonnull(strstr(f.last_error, "pre-installation script "
 				     "subprocess returned error exit status 1"));
-	s = slurp(&f, "pre-ran");
-	ck_assert_str_eq(s, "install\n");
-	free(s);
+	assert_file(&f, "pre-ran", "install\n");
 	ck_assert_int_eq(unlink(at(&f, "pre-ran")), 0);
 	after = snapshot(&f);
 	ck_assert_str_eq(after, before);
@@ -390,9 +390,7 @@ START_TEST(test_scripts)
 
 	deb = make_pkg(&f, "post", NULL, files_a + 1, 1, post, 1);
 	ck_assert_int_eq(install(&f, 1, 0, &deb, 1), 0);
-	s = slurp(&f, "post-ran");
-	ck_assert_str_eq(s, "configure \n");
-	free(s);
+	assert_file(&f, "post-ran", "configure \n");
 	s = slurp(&f, "var/lib/dpkg/status");
 	ck_assert_ptr_nonnull(strstr(s, "Package: post\nStatus: install ok "
 				     "installed"));
@@ -424,17 +422,13 @@ START_TEST(test_list_order_and_empty_md5sums)
 	};
 	struct fx f;
 	const char *deb;
-	char *s;
 
 	fx_init(&f);
 	deb = make_pkg(&f, "links", NULL, e, 5, NULL, 0);
 	ck_assert_int_eq(install(&f, 0, 0, &deb, 1), 0);
-	s = slurp(&f, "var/lib/dpkg/info/links.list");
-	ck_assert_str_eq(s, "/d\n/d/b-fifo\n/d/sub\n/d/a-link\n/d/c-link\n");
-	free(s);
-	s = slurp(&f, "var/lib/dpkg/info/links.md5sums");
-	ck_assert_str_eq(s, "");
-	free(s);
+	assert_file(&f, "var/lib/dpkg/info/links.list",
+		    "/d\n/d/b-fifo\n/d/sub\n/d/a-link\n/d/c-link\n");
+	assert_file(&f, "var/lib/dpkg/info/links.md5sums", "");
 	fx_destroy(&f);
 }
 END_TEST
@@ -469,9 +463,7 @@ START_TEST(test_batch_with_a_failure)
 	ck_assert_ptr_nonnull(strstr(f.last_error, "trying to overwrite "
 				     "'/usr/share/a'"));
 	ck_assert_int_eq(f.errors, 1);
-	s = slurp(&f, "usr/share/a");
-	ck_assert_str_eq(s, "aaa\n");
-	free(s);
+	assert_file(&f, "usr/share/a", "aaa\n");
 	ck_assert(exists(&f, "etc/a.conf"));
 	ck_assert(exists(&f, "opt/c"));
 	/* nothing of the damaged one, not even its directory */
@@ -515,9 +507,7 @@ START_TEST(test_replaces_in_one_run)
 					   files_b, 4, NULL, 0);
 		ck_assert_int_eq(install(&f, 1, 0, debs, 2), 0);
 		ck_assert_int_eq(f.errors, 0);
-		s = slurp(&f, "usr/share/a");
-		ck_assert_str_eq(s, "mine");
-		free(s);
+		assert_file(&f, "usr/share/a", "mine");
 		s = slurp(&f, "var/lib/dpkg/info/pa.list");
 		ck_assert_ptr_null(strstr(s, "/usr/share/a\n"));
 		ck_assert_ptr_nonnull(strstr(s, "/etc/a.conf\n"));
