@@ -145,6 +145,12 @@ static int record_triggers(struct run *r, struct unpkg_err *err)
 
 		if (p->state != PKG_EXTRACTED)
 			continue;
+		/* what a failure puts back (run_restore_pkg()) */
+		if (!p->interests_saved &&
+		    unpkg_triggers_member(r->trig, p->key, &p->old_interests,
+					  err) < 0)
+			return -1;
+		p->interests_saved = 1;
 		if (unpkg_triggers_set_interests(r->trig, p->key, text,
 						 p->triggers.size, err) < 0 ||
 		    unpkg_triggers_parse(text, p->triggers.size,
@@ -166,9 +172,8 @@ static int record_triggers(struct run *r, struct unpkg_err *err)
 				    activate, &c, err) < 0)
 				return -1;
 	}
-	/* the database: synced even with --force-unsafe-io */
-	return unpkg_triggers_write(r->trig, 0,
-				    &r->stats->fsync, err);
+	/* the interest files go with the record (run_db_stage()) */
+	return 0;
 }
 
 int record_activate_path(struct run *r, struct pkg *p, const char *path,

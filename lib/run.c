@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "run.h"
 #include "stanza.h"
@@ -36,6 +37,7 @@ void run_pkg_destroy(struct pkg *p)
 	free(p->old_arch);
 	free(p->awaited);
 	free(p->refused);
+	unpkg_buf_free(&p->old_interests);
 	unpkg_db_list_free(p->taken, p->ntaken);
 	unpkg_db_list_free(p->gone, p->ngone);
 	run_free_scripts(p);
@@ -192,13 +194,28 @@ out:
 
 int run_write_db(struct run *r, struct unpkg_err *err)
 {
-	if (unpkg_db_write(r->db, &r->stats->fsync, err) < 0) {
+	if (unpkg_triggers_write(r->trig, 0, &r->stats->fsync, err) < 0 ||
+	    unpkg_db_write(r->db, &r->stats->fsync, err) < 0) {
 		if (err->code == UNPKG_ERR_SYNC)
 			r->sync_failed = 1;
 		return -1;
 	}
 	r->db_dirty = 0;
 	return 0;
+}
+
+/* unpkg_triggers_stage()'s sync: the commit's. */
+static int hand_trigger_file(void *ctx, const char *name, int fd,
+			     struct unpkg_err *err)
+{
+	struct run *r = ctx;
+	int dir = unpkg_commit_dir(r->commit, r->admroot, "triggers", err);
+
+	if (dir < 0) {
+		close(fd);
+		return -1;
+	}
+	return unpkg_commit_sync_with(r->commit, dir, name, fd, err);
 }
 
 /* Write the database's new files now and hand them to the commit, whose
@@ -210,6 +227,9 @@ int run_db_stage(struct run *r, struct unpkg_err *err)
 	size_t i;
 	int dir;
 
+	if (unpkg_triggers_stage(r->trig, hand_trigger_file, r, 0,
+				 &r->stats->fsync, err) < 0)
+		return -1;
 	dir = unpkg_commit_dir(r->commit, r->admroot, "", err);
 	if (dir < 0 || unpkg_db_write_begin(r->db, &s, err) < 0)
 		return -1;
@@ -231,7 +251,8 @@ int run_db_stage(struct run *r, struct unpkg_err *err)
 /* Put the staged write in place. */
 int run_db_publish(struct run *r, struct unpkg_err *err)
 {
-	if (unpkg_db_write_end(r->db, &r->stats->fsync, err) < 0) {
+	if (unpkg_triggers_publish(r->trig, 0, &r->stats->fsync, err) < 0 ||
+	    unpkg_db_write_end(r->db, &r->stats->fsync, err) < 0) {
 		if (err->code == UNPKG_ERR_SYNC)
 			r->sync_failed = 1;
 		r->db_dirty = 1;
@@ -255,8 +276,10 @@ int run_finish(struct run *r, const struct unpkg_commit_hooks *h,
 	int ret = unpkg_commit_finish_hooked(r->commit, h, err);
 
 	if (ret < 0 && err->code == UNPKG_ERR_SYNC &&
-	    (r->db_handed || unpkg_commit_syncs_whole_fs(r->commit)))
+	    (r->db_handed || unpkg_commit_syncs_whole_fs(r->commit))) {
 		unpkg_db_sync_lost(r->db);
+		unpkg_triggers_sync_lost(r->trig);
+	}
 	r->db_handed = 0;
 	return ret;
 }
@@ -270,7 +293,10 @@ void run_restore_pkg(struct run *r, struct pkg *p)
 	struct unpkg_err err;
 
 	unpkg_err_init(&err);
-	if (run_put(r, p->name, p->arch, p->old_stanza, &err) < 0) {
+	if (run_put(r, p->name, p->arch, p->old_stanza, &err) < 0 ||
+	    (p->interests_saved &&
+	     unpkg_triggers_set_interests(r->trig, p->key, p->old_interests.s,
+					  p->old_interests.len, &err) < 0)) {
 		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
 				 "cannot restore the database entry of %s: %s",
 				 p->key, err.msg);
@@ -418,7 +444,9 @@ void run_close(struct run *r)
 {
 	size_t i;
 
-	if (r->db != NULL && !unpkg_db_durable(r->db))
+	if (r->db != NULL && (!unpkg_db_durable(r->db) ||
+			      (r->trig != NULL &&
+			       !unpkg_triggers_durable(r->trig))))
 		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, NULL,
 				 "a sync of the database failed: what was "
 				 "written after it is not durable; check the "

@@ -101,6 +101,10 @@ struct pkg {
 	struct unpkg_filelist files;
 	struct maint_script scripts[MAINT_NSCRIPTS];
 	struct maint_script triggers;	/* the "triggers" member */
+	/* its interests before the record changed them ("triggers"
+	 * member text), for run_restore_pkg(); set with interests_saved */
+	struct unpkg_buf old_interests;
+	int interests_saved;
 	char *awaited;		/* Triggers-Awaited: the packages whose
 				 * triggers it activated, or NULL */
 	/* files it takes over from installed packages (Replaces): pairs of
@@ -212,7 +216,8 @@ int run_put_state(struct run *r, struct pkg *p, const char *flag,
 int run_put_stub(struct run *r, struct pkg *p, const char *flag,
 		 enum unpkg_status status, struct unpkg_err *err);
 
-/* Put the stanza back as it was before the run, in memory. */
+/* Put the stanza, and the trigger interests the record changed, back as
+ * they were before the run, in memory. */
 void run_restore_pkg(struct run *r, struct pkg *p);
 
 /* Make the in-memory database durable. */
@@ -232,9 +237,12 @@ void run_pkg_destroy(struct pkg *p);
  * Conffiles value), or "" in `hash`. */
 void run_recorded_hash(const struct pkg *p, const char *path, char hash[33]);
 
-/* Write the database's new files now and hand them to the commit, whose
- * next sync makes them durable with the package files; run_db_publish()
- * puts them in place after it.  One sync fewer than run_write_db(). */
+/* Write the database's new files now (status-new, a new info/format and
+ * the trigger interest files that changed) and hand them to the commit,
+ * whose next sync makes them durable with the package files;
+ * run_db_publish() puts them in place after it (the interest files first,
+ * triggers/ fsync'ed before status is renamed).  One sync fewer than
+ * run_write_db(), and none per interest file. */
 int run_db_stage(struct run *r, struct unpkg_err *err);
 
 /* Put the staged write in place. */

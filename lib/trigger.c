@@ -20,6 +20,11 @@ struct interest {
 	int noawait;
 };
 
+struct staged {
+	const char *name;	/* triggers/NAME: "File" or one of names[] */
+	int drop;
+};
+
 struct unpkg_triggers {
 	int admfd;
 	char *admindir;
@@ -28,6 +33,14 @@ struct unpkg_triggers {
 	char **names;		/* explicit trigger names with a file */
 	size_t nnames;
 	int interests_changed;
+	/* unpkg_triggers_stage()'s work for unpkg_triggers_publish():
+	 * triggers/ open, the files written as NAME.new (drop 0) and the
+	 * NAME files to remove (drop 1) */
+	int dfd;
+	struct staged *sv;
+	size_t ns;
+	int dir_sync_failed;	/* never again: a retry could lie */
+	int file_absent;	/* no triggers/File when opened */
 };
 
 static int nomem(struct unpkg_err *err)
@@ -202,6 +215,7 @@ int unpkg_triggers_open(int admfd, const char *admindir,
 {
 	struct unpkg_triggers *t;
 	struct dirent *de;
+	struct stat st;
 	DIR *dir = NULL;
 	int dfd = -1, ret = -1;
 
@@ -210,11 +224,13 @@ int unpkg_triggers_open(int admfd, const char *admindir,
 	if (t == NULL)
 		return nomem(err);
 	t->admfd = admfd;
+	t->dfd = -1;
 	t->admindir = strdup(admindir);
 	if (t->admindir == NULL) {
 		nomem(err);
 		goto out;
 	}
+	t->file_absent = 1;
 	dfd = openat(admfd, "triggers", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		if (errno == ENOENT) {
@@ -222,6 +238,12 @@ int unpkg_triggers_open(int admfd, const char *admindir,
 			goto out;
 		}
 		unpkg_err_sys(err, "cannot open %s/triggers", admindir);
+		goto out;
+	}
+	if (fstatat(dfd, "File", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		t->file_absent = 0;
+	else if (errno != ENOENT) {
+		unpkg_err_sys(err, "cannot read %s/triggers/File", admindir);
 		goto out;
 	}
 	if (load(t, dfd, "File", load_file_line, err) < 0)
@@ -263,6 +285,7 @@ void unpkg_triggers_free(struct unpkg_triggers *t)
 
 	if (t == NULL)
 		return;
+	unpkg_triggers_unstage(t);
 	for (i = 0; i < t->ni; i++) {
 		free(t->iv[i].name);
 		free(t->iv[i].pkg);
@@ -358,6 +381,21 @@ int unpkg_triggers_set_interests(struct unpkg_triggers *t, const char *pkg,
 	return unpkg_triggers_parse(text, len, interest, &c, err);
 }
 
+int unpkg_triggers_member(const struct unpkg_triggers *t, const char *pkg,
+			  struct unpkg_buf *out, struct unpkg_err *err)
+{
+	size_t i;
+
+	out->len = 0;
+	for (i = 0; i < t->ni; i++)
+		if (strcmp(t->iv[i].pkg, pkg) == 0 &&
+		    unpkg_buf_printf(out, err, "interest%s %s\n",
+				     t->iv[i].noawait ? "-noawait" : "",
+				     t->iv[i].name) < 0)
+			return -1;
+	return 0;
+}
+
 int unpkg_triggers_interested(const struct unpkg_triggers *t,
 			      const char *what, unpkg_trigger_interest_fn *fn,
 			      void *ctx, struct unpkg_err *err)
@@ -384,32 +422,45 @@ int unpkg_triggers_interested(const struct unpkg_triggers *t,
 	return 0;
 }
 
-/* Replace triggers/NAME by `len` bytes of `data`, or remove it when
- * `len` is 0 and `drop_empty`. */
-static int put(struct unpkg_triggers *t, int dfd, const char *name,
-	       const char *data, size_t len, int drop_empty, int nosync,
-	       unsigned long *fsyncs, struct unpkg_err *err)
+/* Write `len` bytes of `data` as triggers/NAME.new, or, when `len` is 0
+ * and `drop_empty`, note NAME for removal; the file goes to `sync` (NULL:
+ * fdatasync'ed here unless `nosync`). */
+static int stage_one(struct unpkg_triggers *t, const char *name,
+		     const char *data, size_t len, int drop_empty,
+		     unpkg_triggers_sync_fn *sync, void *ctx, int nosync,
+		     unsigned long *fsyncs, struct unpkg_err *err)
 {
+	struct staged *v;
 	char tmp[4096];
 	int fd, ret = -1;
 
-	if (len == 0 && drop_empty) {
-		if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
-			return unpkg_err_sys(err, "cannot remove %s/triggers/"
-					     "%s", t->admindir, name);
+	v = realloc(t->sv, (t->ns + 1) * sizeof(*v));
+	if (v == NULL)
+		return nomem(err);
+	t->sv = v;
+	if (len == 0 && drop_empty) {	/* (dropped, not staged) */
+		v[t->ns++] = (struct staged){ name, 1 };
 		return 0;
 	}
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new", name) >= sizeof(tmp))
 		return unpkg_err_set(err, UNPKG_ERR_UNSUPPORTED,
 				     "trigger name too long: %s", name);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-			      O_CLOEXEC, 0644);
+	fd = openat(t->dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+				 O_CLOEXEC, 0644);
 	if (fd < 0)
 		return unpkg_err_sys(err, "cannot create %s/triggers/%s",
 				     t->admindir, tmp);
+	/* listed before it is written: unpkg_triggers_unstage() removes
+	 * it whatever happens next */
+	v[t->ns++] = (struct staged){ name, 0 };
 	if (unpkg_write_all(fd, data, len) < 0) {
 		unpkg_err_sys(err, "cannot write %s/triggers/%s", t->admindir,
 			      tmp);
+		goto out;
+	}
+	if (sync != NULL) {
+		ret = sync(ctx, tmp, fd, err);
+		fd = -1;
 		goto out;
 	}
 	if (!nosync) {
@@ -420,43 +471,39 @@ static int put(struct unpkg_triggers *t, int dfd, const char *name,
 			goto out;
 		}
 	}
-	if (renameat(dfd, tmp, dfd, name) < 0) {
-		unpkg_err_sys(err, "cannot install %s/triggers/%s",
-			      t->admindir, name);
-		goto out;
-	}
 	ret = 0;
 out:
-	if (close(fd) < 0 && ret == 0)
+	if (fd >= 0 && close(fd) < 0 && ret == 0)
 		ret = unpkg_err_sys(err, "cannot close %s/triggers/%s",
 				    t->admindir, tmp);
-	if (ret < 0)
-		unlinkat(dfd, tmp, 0);
 	return ret;
 }
 
-int unpkg_triggers_write(struct unpkg_triggers *t, int nosync,
+int unpkg_triggers_stage(struct unpkg_triggers *t,
+			 unpkg_triggers_sync_fn *sync, void *ctx, int nosync,
 			 unsigned long *fsyncs, struct unpkg_err *err)
 {
 	struct unpkg_buf b = { 0 };
 	unsigned long count = 0;
 	size_t i, j;
-	int dfd, fd, ret = -1;
+	int fd, ret = -1;
 
 	if (!t->interests_changed)
 		return 0;
+	unpkg_triggers_unstage(t);	/* staged again: the latest wins */
 	if (mkdirat(t->admfd, "triggers", 0755) < 0 && errno != EEXIST)
 		return unpkg_err_sys(err, "cannot create %s/triggers",
 				     t->admindir);
-	dfd = openat(t->admfd, "triggers", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	t->dfd = openat(t->admfd, "triggers",
+			O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->dfd < 0)
 		return unpkg_err_sys(err, "cannot open %s/triggers",
 				     t->admindir);
 	/* dpkg takes a missing Unincorp for a trigger database to be
 	 * rebuilt, and activates every explicit trigger: make the empty one
 	 * it would have made. */
-	fd = openat(dfd, "Unincorp", O_WRONLY | O_CREAT | O_NOFOLLOW |
-				     O_CLOEXEC, 0644);
+	fd = openat(t->dfd, "Unincorp", O_WRONLY | O_CREAT | O_NOFOLLOW |
+					O_CLOEXEC, 0644);
 	if (fd < 0 || close(fd) < 0) {
 		unpkg_err_sys(err, "cannot create %s/triggers/Unincorp",
 			      t->admindir);
@@ -468,7 +515,10 @@ int unpkg_triggers_write(struct unpkg_triggers *t, int nosync,
 				     t->iv[i].pkg,
 				     t->iv[i].noawait ? "/noawait" : "") < 0)
 			goto out;
-	if (put(t, dfd, "File", b.s, b.len, 0, nosync, &count, err) < 0)
+	/* as dpkg: no File for want of file triggers where there was none
+	 * (and a failed run that puts the interests back leaves none) */
+	if (stage_one(t, "File", b.s, b.len, t->file_absent, sync, ctx,
+		      nosync, &count, err) < 0)
 		goto out;
 	for (j = 0; j < t->nnames; j++) {
 		b.len = 0;
@@ -478,13 +528,53 @@ int unpkg_triggers_write(struct unpkg_triggers *t, int nosync,
 					     t->iv[i].noawait ? "/noawait"
 					     : "") < 0)
 				goto out;
-		if (put(t, dfd, t->names[j], b.s, b.len, 1, nosync, &count,
-			err) < 0)
+		if (stage_one(t, t->names[j], b.s, b.len, 1, sync, ctx,
+			      nosync, &count, err) < 0)
 			goto out;
 	}
-	if (!nosync) {
-		count++;
-		if (fsync(dfd) < 0) {
+	ret = 0;
+out:
+	if (fsyncs != NULL)
+		*fsyncs += count;
+	unpkg_buf_free(&b);
+	if (ret < 0)
+		unpkg_triggers_unstage(t);
+	return ret;
+}
+
+int unpkg_triggers_publish(struct unpkg_triggers *t, int nosync,
+			   unsigned long *fsyncs, struct unpkg_err *err)
+{
+	char tmp[4096];
+	size_t i;
+	int ret = -1;
+
+	if (t->dfd < 0)
+		return 0;
+	for (i = 0; i < t->ns; i++) {
+		const struct staged *s = &t->sv[i];
+
+		if (s->drop) {
+			if (unlinkat(t->dfd, s->name, 0) < 0 &&
+			    errno != ENOENT) {
+				unpkg_err_sys(err, "cannot remove %s/triggers/"
+					      "%s", t->admindir, s->name);
+				goto out;
+			}
+			continue;
+		}
+		snprintf(tmp, sizeof(tmp), "%s.new", s->name);
+		if (renameat(t->dfd, tmp, t->dfd, s->name) < 0) {
+			unpkg_err_sys(err, "cannot install %s/triggers/%s",
+				      t->admindir, s->name);
+			goto out;
+		}
+	}
+	if (!nosync && !t->dir_sync_failed) {
+		if (fsyncs != NULL)
+			(*fsyncs)++;
+		if (fsync(t->dfd) < 0) {
+			t->dir_sync_failed = 1;
 			unpkg_err_sync(err, "cannot fsync %s/triggers",
 				       t->admindir);
 			goto out;
@@ -493,9 +583,45 @@ int unpkg_triggers_write(struct unpkg_triggers *t, int nosync,
 	t->interests_changed = 0;
 	ret = 0;
 out:
-	if (fsyncs != NULL)
-		*fsyncs += count;
-	unpkg_buf_free(&b);
-	close(dfd);
+	/* what is not renamed yet goes */
+	unpkg_triggers_unstage(t);
 	return ret;
+}
+
+void unpkg_triggers_sync_lost(struct unpkg_triggers *t)
+{
+	t->dir_sync_failed = 1;
+}
+
+int unpkg_triggers_durable(const struct unpkg_triggers *t)
+{
+	return !t->dir_sync_failed;
+}
+
+void unpkg_triggers_unstage(struct unpkg_triggers *t)
+{
+	char tmp[4096];
+	size_t i;
+
+	if (t->dfd < 0)
+		return;
+	for (i = 0; i < t->ns; i++)
+		if (!t->sv[i].drop) {
+			/* ENOENT for those published */
+			snprintf(tmp, sizeof(tmp), "%s.new", t->sv[i].name);
+			unlinkat(t->dfd, tmp, 0);
+		}
+	free(t->sv);
+	t->sv = NULL;
+	t->ns = 0;
+	close(t->dfd);
+	t->dfd = -1;
+}
+
+int unpkg_triggers_write(struct unpkg_triggers *t, int nosync,
+			 unsigned long *fsyncs, struct unpkg_err *err)
+{
+	if (unpkg_triggers_stage(t, NULL, NULL, nosync, fsyncs, err) < 0)
+		return -1;
+	return unpkg_triggers_publish(t, nosync, fsyncs, err);
 }

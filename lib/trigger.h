@@ -18,12 +18,15 @@
  * the caller asks who is interested in a path or a trigger name and
  * writes that.  unpkg_triggers_write() replaces the interest files that
  * changed atomically (NAME.new, fdatasync unless nosync, rename, fsync of
- * triggers/). */
+ * triggers/); unpkg_triggers_stage() and unpkg_triggers_publish() do the
+ * same in two steps, so that a caller can make the NAME.new files durable
+ * with other files in one sync. */
 #ifndef UNPKG_TRIGGER_H
 #define UNPKG_TRIGGER_H
 
 #include <stddef.h>
 
+#include "buf.h"
 #include "err.h"
 
 struct unpkg_triggers;
@@ -55,6 +58,13 @@ int unpkg_triggers_set_interests(struct unpkg_triggers *t, const char *pkg,
 				 const char *text, size_t len,
 				 struct unpkg_err *err);
 
+/* Package `pkg`'s interests as the "triggers" member that declares them
+ * ("interest NAME", "interest-noawait NAME" lines) in `out` (emptied
+ * first; empty without interests): unpkg_triggers_set_interests() with
+ * it puts them back. */
+int unpkg_triggers_member(const struct unpkg_triggers *t, const char *pkg,
+			  struct unpkg_buf *out, struct unpkg_err *err);
+
 /* One interest: package `pkg` is interested in trigger `trigger` (a name,
  * or the PATH of a file trigger), `noawait` if it said so. */
 typedef int unpkg_trigger_interest_fn(void *ctx, const char *trigger,
@@ -72,5 +82,37 @@ int unpkg_triggers_interested(const struct unpkg_triggers *t,
  * made to *fsyncs. */
 int unpkg_triggers_write(struct unpkg_triggers *t, int nosync,
 			 unsigned long *fsyncs, struct unpkg_err *err);
+
+/* Make a staged file durable: `fd` is triggers/`name` (a NAME.new),
+ * the callee's to close whatever it returns. */
+typedef int unpkg_triggers_sync_fn(void *ctx, const char *name, int fd,
+				   struct unpkg_err *err);
+
+/* The first half of unpkg_triggers_write(), if the interests changed:
+ * the interest files written as NAME.new, each handed to `sync` (NULL:
+ * fdatasync'ed here unless `nosync`), a NAME that ends up empty noted
+ * for removal.  Staging again replaces what was staged. */
+int unpkg_triggers_stage(struct unpkg_triggers *t,
+			 unpkg_triggers_sync_fn *sync, void *ctx, int nosync,
+			 unsigned long *fsyncs, struct unpkg_err *err);
+
+/* The second half: the staged files renamed in place, the emptied ones
+ * removed, triggers/ fsync'ed unless `nosync`.  Nothing staged: nothing
+ * to do.  On error, what is not in place yet is removed. */
+int unpkg_triggers_publish(struct unpkg_triggers *t, int nosync,
+			   unsigned long *fsyncs, struct unpkg_err *err);
+
+/* Remove what was staged and not published (unpkg_triggers_free() does
+ * it too). */
+void unpkg_triggers_unstage(struct unpkg_triggers *t);
+
+/* A sync that may have covered triggers/ failed: it is never synced again
+ * (after a failure Linux may have marked the pages clean, so a retry could
+ * lie), as after a failed fsync of triggers/ itself. */
+void unpkg_triggers_sync_lost(struct unpkg_triggers *t);
+
+/* 0 once a sync of triggers/ failed: what was written after it is not
+ * durable. */
+int unpkg_triggers_durable(const struct unpkg_triggers *t);
 
 #endif

@@ -1050,8 +1050,7 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 	}
 	run_timed(&r, UNPKG_PHASE_EXTRACT, t);
 	t = unpkg_now();
-	if (unpkg_triggers_write(r.trig, 0, &r.stats->fsync, err) < 0)
-		goto out;
+	/* the interest files that changed go with the record */
 	if (r.db_dirty || r.npkgs > 0) {
 		if (run_finish(&r, &h, err) < 0)
 			goto out;	/* the files come back */

@@ -652,6 +652,54 @@ START_TEST(test_configure_constant_syncs)
 }
 END_TEST
 
+/* The interest files of a package's triggers go with the record: an
+ * --unpack of a package interested in three triggers and a path costs
+ * the syncs of one without interests and one fsync of triggers/, not an
+ * fdatasync per interest file (doc/design.md, "The pipeline of one
+ * run"). */
+START_TEST(test_unpack_trigger_interests_syncs)
+{
+	struct tu_entry e[2] = {
+		{ .type = 'd', .path = "./usr/" },
+		{ .type = 'f', .data = "x\n" },
+	};
+	struct tu_entry cm[1] = {
+		{ .type = 'f', .path = "./triggers",
+		  .data = "interest t-one\ninterest-noawait t-two\n"
+			  "interest-await t-three\ninterest /usr/share/ti\n" },
+	};
+	const char *deb;
+	unsigned long plain;
+	struct fx f;
+
+	fx_init(&f);
+	f.sync = UNPKG_SYNC_SYNCFS;
+	e[1].path = "./usr/plain";
+	deb = make_pkg(&f, "plain", NULL, e, 2, NULL, 0);
+	ck_assert_int_eq(install(&f, 0, 0, &deb, 1), 0);
+	/* the first run also makes triggers/ and its Unincorp */
+	deb = make_pkg(&f, "early", NULL, e, 0, cm, 1);
+	ck_assert_int_eq(install(&f, 0, 0, &deb, 1), 0);
+	e[1].path = "./usr/plain2";
+	deb = make_pkg(&f, "plain2", NULL, e, 2, NULL, 0);
+	memset(&f.st, 0, sizeof(f.st));
+	ck_assert_int_eq(install(&f, 0, 0, &deb, 1), 0);
+	plain = syncs(&f);
+	e[1].path = "./usr/ti";
+	deb = make_pkg(&f, "ti", NULL, e, 2, cm, 1);
+	memset(&f.st, 0, sizeof(f.st));
+	ck_assert_int_eq(install(&f, 0, 0, &deb, 1), 0);
+	ck_assert_uint_eq(syncs(&f), plain + 1);
+	assert_file(&f, "var/lib/dpkg/triggers/File",
+		    "/usr/share/ti early\n/usr/share/ti ti\n");
+	assert_file(&f, "var/lib/dpkg/triggers/t-two", "early/noawait\nti/noawait\n");
+	ck_assert(!exists(&f, "var/lib/dpkg/triggers/File.new"));
+	ck_assert(!exists(&f, "var/lib/dpkg/triggers/t-one.new"));
+	ck_assert_int_eq(f.errors, 0);
+	fx_destroy(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s;
@@ -673,6 +721,7 @@ int main(void)
 	tcase_add_test(tc, test_replaces_in_one_run);
 	tcase_add_test(tc, test_configure_named);
 	tcase_add_test(tc, test_configure_constant_syncs);
+	tcase_add_test(tc, test_unpack_trigger_interests_syncs);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

@@ -63,11 +63,13 @@ static char *status_file(const struct fx *f)
 	return s;
 }
 
-/* A package NAME (extra control fields `extra`) shipping
- * /usr/share/NAME/file, /usr/share/common/NAME and the conffile
- * /etc/NAME.conf (unless `noconf`), installed and configured. */
-static void add_pkg(struct fx *f, const char *name, const char *extra,
-		    int noconf)
+/* A package NAME (extra control fields `extra`, a "triggers" member
+ * `triggers` unless NULL) shipping /usr/share/NAME/file,
+ * /usr/share/common/NAME and the conffile /etc/NAME.conf (unless
+ * `noconf`), installed and configured. */
+static void add_pkg_triggers(struct fx *f, const char *name,
+			     const char *extra, int noconf,
+			     const char *triggers)
 {
 	char dir[64], file[64], common[64], conf[64], conflist[80];
 	const struct tu_entry e[] = {
@@ -81,8 +83,9 @@ static void add_pkg(struct fx *f, const char *name, const char *extra,
 		{ .type = 'd', .path = "./etc/" },
 		{ .type = 'f', .path = conf, .data = "z=1\n" },
 	};
-	const struct tu_entry cm[] = {
+	struct tu_entry cm[] = {
 		{ .type = 'f', .path = "./conffiles", .data = conflist },
+		{ .type = 'f', .path = "./triggers", .data = triggers },
 	};
 	struct unpkg_events ev = { .fn = on_event, .ctx = f };
 	struct unpkg_install_opts o = {
@@ -98,10 +101,18 @@ static void add_pkg(struct fx *f, const char *name, const char *extra,
 	snprintf(common, sizeof(common), "./usr/share/common/%s", name);
 	snprintf(conf, sizeof(conf), "./etc/%s.conf", name);
 	snprintf(conflist, sizeof(conflist), "/etc/%s.conf\n", name);
+	if (noconf)
+		cm[0] = cm[1];
 	debs[0] = tu_root_deb(&f->r, name, extra, e, noconf ? 7 : 9, cm,
-			      noconf ? 0 : 1);
+			      (noconf ? 0 : 1) + (triggers != NULL));
 	unpkg_err_init(&err);
 	ck_assert_int_eq(unpkg_install(&o, debs, 1, &err), 0);
+}
+
+static void add_pkg(struct fx *f, const char *name, const char *extra,
+		    int noconf)
+{
+	add_pkg_triggers(f, name, extra, noconf, NULL);
 }
 
 static int run_remove(struct fx *f, int purge, int pending,
@@ -273,6 +284,36 @@ START_TEST(test_constant_syncs)
 }
 END_TEST
 
+/* A removal drops the package's interest files with the record: the
+ * syncs of a package without interests and one fsync of triggers/. */
+START_TEST(test_trigger_interests_syncs)
+{
+	const char *plain[] = { "plain" }, *ti[] = { "ti" };
+	unsigned long without;
+	struct fx f;
+	char *s;
+
+	fx_init(&f);
+	add_pkg_triggers(&f, "early", NULL, 1, "interest /usr/share/ti\n");
+	add_pkg(&f, "plain", NULL, 0);
+	add_pkg_triggers(&f, "ti", NULL, 0,
+			 "interest t-one\ninterest-noawait t-two\n"
+			 "interest /usr/share/ti\n");
+	ck_assert_int_eq(run_remove(&f, 1, 0, plain, 1), 0);
+	without = f.st.fsync + f.st.fdatasync + f.st.syncfs;
+	ck_assert_int_eq(run_remove(&f, 1, 0, ti, 1), 0);
+	ck_assert_uint_eq(f.st.fsync + f.st.fdatasync + f.st.syncfs,
+			  without + 1);
+	s = tu_read_file(at(&f, "var/lib/dpkg/triggers/File"), NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s, "/usr/share/ti early\n");
+	free(s);
+	ck_assert(!exists(&f, "var/lib/dpkg/triggers/t-one"));
+	ck_assert(!exists(&f, "var/lib/dpkg/triggers/File.new"));
+	fx_destroy(&f);
+}
+END_TEST
+
 /* The sync that makes the removals durable fails: the package is not
  * recorded as removed, its files are back, and it stays half-installed
  * (the mark, durable before anything was touched). */
@@ -329,6 +370,7 @@ int main(void)
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_pending);
 	tcase_add_test(tc, test_constant_syncs);
+	tcase_add_test(tc, test_trigger_interests_syncs);
 	tcase_add_test(tc, test_failed_sync);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);

@@ -224,6 +224,9 @@ ln "$stage/usr/share/beta/p1" "$stage/usr/share/beta/p2"
 lines 20 'beta changelog 1.0' >"$stage/usr/share/doc/beta/changelog"
 echo 'beta = same' >"$stage/etc/beta.conf"
 echo /etc/beta.conf >"$stage/DEBIAN/conffiles"
+# interests nothing in the runs activates: every run changes triggers/
+printf 'interest-noawait beta-one\ninterest-noawait /usr/share/beta-watch\n' \
+	>"$stage/DEBIAN/triggers"
 stamp "$stage" "$T1"
 BETA1=$TESTDIR/beta_1.0_all.deb
 build_deb "$BETA1" "$stage"
@@ -240,6 +243,8 @@ ln "$stage/usr/share/beta/p1" "$stage/usr/share/beta/p2"
 lines 25 'beta changelog 2.0' >"$stage/usr/share/doc/beta/changelog"
 echo 'beta = same' >"$stage/etc/beta.conf"
 echo /etc/beta.conf >"$stage/DEBIAN/conffiles"
+printf 'interest beta-two\ninterest-noawait /usr/share/beta-watch\n' \
+	>"$stage/DEBIAN/triggers"
 stamp "$stage" "$T2"
 # the same file in both versions, down to its time: dpkg keeps the
 # installed copy of an unchanged conffile, unpkg replaces it, and only the

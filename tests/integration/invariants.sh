@@ -225,13 +225,13 @@ function staged(p,  parts, n, i, b) {
 # information from and that is old or new as a whole: not status and
 # updates/ (each run rewrites them several times; I3 and I8 check that
 # they parse and what they say), not the temporary names of a write in
-# flight (NAME-new, NAME.dpkg-new, NAME.dpkg-tmp, NAME.dpkg-old), not
-# the scratch space of dpkg (tmp.ci/, the control area of the package
-# being unpacked, and reassemble.deb)
+# flight (NAME-new, NAME.dpkg-new, NAME.dpkg-tmp, NAME.dpkg-old,
+# triggers/NAME.new), not the scratch space of dpkg (tmp.ci/, the control
+# area of the package being unpacked, and reassemble.deb)
 function dbfile(k, l) {
 	if (l !~ /^[^ ]+ f /) return 0
 	if (k == "var/lib/dpkg/status" || k ~ /^var\/lib\/dpkg\/updates\//) return 0
-	if (k ~ /^var\/lib\/dpkg\/(tmp\.ci\/|reassemble\.deb$)/) return 0
+	if (k ~ /^var\/lib\/dpkg\/(tmp\.ci\/|reassemble\.deb$|triggers\/.*\.new$)/) return 0
 	return k !~ /(-new|\.dpkg-(new|tmp|old))$/
 }
 # infoof(K): the package whose info/ file K is ("" for another file)
@@ -293,6 +293,31 @@ function action_rules(P,  st, ef, desc, p, c, o, n, k, files, gone) {
 		for (k in C)
 			if (index(k, "var/lib/dpkg/info/" P ".") == 1)
 				v("S1", desc ": " k " is still there")
+}
+# I4 and I5 for the trigger interests (triggers/File, triggers/NAME):
+# every package of the run recorded as the run leaves it (unpacked or later
+# at its new version; removed) means the interest files of after the run,
+# every one recorded as before the run those of before
+function interest_rules(  P, st, p, c, o, n, alldone, allold, seen) {
+	alldone = allold = 1
+	for (P in inrun) {
+		st = (P in state) ? state[P] : "absent"
+		if (cur[P] != before[P]) allold = 0
+		if (action == "unpack" ? !(ver[P] == newv[P] && (st == "unpacked" || st == "half-configured" || st == "installed" || st ~ /^triggers-/)) \
+		    : !(st == "config-files" || st == "not-installed" || st == "absent"))
+			alldone = 0
+	}
+	for (p in DO) seen[p] = 1
+	for (p in DN) seen[p] = 1
+	for (p in DC) seen[p] = 1
+	for (p in seen) {
+		if (p !~ /^var\/lib\/dpkg\/triggers\// || p ~ /\/(Unincorp|Lock)$/) continue
+		c = (p in DC) ? DC[p] : "ABSENT"
+		o = (p in DO) ? DO[p] : "ABSENT"
+		n = (p in DN) ? DN[p] : "ABSENT"
+		if (alldone && c != n) v("I4", "every package of the run is recorded as the run leaves it, but " p " is [" c "], not its new [" n "]")
+		if (allold && c != o) v("I5", "every package of the run is recorded as before the run, but " p " is [" c "], not its old [" o "]")
+	}
 }
 END {
 	# a conffile NAME.dpkg-new the run starts or ends with belongs to the
@@ -389,6 +414,8 @@ END {
 		} else
 			v("I3", desc ": unexpected state")
 	}
+	if (action == "unpack" || action == "remove" || action == "purge")
+		interest_rules()
 }'
 
 # inv_check_state ROOT REF OUT: check the state a crash or fault left in

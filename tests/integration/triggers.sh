@@ -33,6 +33,8 @@ trig_pkg "$TESTDIR/s/files" files 1.0 '' usr/share/watched/sub/x
 trig_pkg "$TESTDIR/s/named" named 1.0 'activate-noawait named-trig' \
 	usr/share/named/y
 trig_pkg "$TESTDIR/s/quiet" quiet 1.0 '' usr/share/quiet/z
+# interested in an explicit trigger only: no triggers/File for it
+trig_pkg "$TESTDIR/s/solo" solo 1.0 'interest-noawait solo-trig'
 
 A=$TESTDIR/unpkg B=$TESTDIR/dpkg
 for r in "$A" "$B"; do
@@ -57,11 +59,12 @@ step() {
 	assert_same_file "$B/log" "$A/log" "$what: postinst calls"
 	compare_trees "$A" "$B" "$what" log
 	compare_dbs "$A" "$B" "$what"
-	compare_queries "$A" "$B" "$what" watch files named quiet
+	compare_queries "$A" "$B" "$what" watch files named quiet solo
 }
 
 : >"$A/log"
 : >"$B/log"
+step "explicit interest only" -i "$TESTDIR/solo-1.0.deb"
 step "interests" -i "$TESTDIR/watch-1.0.deb"
 step "file trigger" -i "$TESTDIR/files-1.0.deb"
 step "declared activation" -i "$TESTDIR/named-1.0.deb"
