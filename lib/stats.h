@@ -49,11 +49,14 @@ struct unpkg_stats {
 	/* --sync=auto where the file systems' choice was syncfs: the data
 	 * waiting to be written back when the run began (KiB; -1 if it
 	 * could not be read), where that figure came from, the devices whose
-	 * writeback statistics gave it ("254:0", "254:0 7:3"), and whether
-	 * it made auto take uring instead. */
+	 * writeback statistics gave it ("254:0", "254:0 7:3", "btrfs-2"),
+	 * whether one of the file systems was a tmpfs (nothing to write
+	 * back, 0 in the figure), and whether it made auto take uring
+	 * instead. */
 	long long others_dirty_kib;
 	enum unpkg_dirty_scope dirty_scope;
 	char dirty_devices[48];
+	int dirty_in_memory;
 	int dirty_avoided;
 	int triggers_activated;		/* triggers/Unincorp names triggers
 					 * this run activated */

@@ -2,13 +2,19 @@
  * (see strategy.h). */
 #include "config.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#ifdef HAVE_LINUX_BTRFS_H
+#include <linux/btrfs.h>
+#endif
 
 #include "commit-impl.h"
 #include "strategy.h"
@@ -195,18 +201,39 @@ static int dev_path(char *path, size_t size, const char *top,
 	return n < 0 || (size_t)n >= size;
 }
 
-/* DEBUGFS/bdi/MAJ:MIN/stats of device `dev`: dirty plus under writeback,
- * where wb_stats beside it says the figure counts every cgroup's
- * writeback (Linux 6.10 and later).  0 with *kib set, 1 if not. */
-static int bdi_dirty(const char *debugfs, dev_t dev, long long *kib)
+/* DEBUGFS/bdi/BDI/FILE into path: 0, or 1 if it does not fit. */
+static int bdi_path(char *path, size_t size, const char *debugfs,
+		    const char *bdi, const char *file)
+{
+	int n = snprintf(path, size, "%s/bdi/%s/%s", debugfs, bdi, file);
+
+	return n < 0 || (size_t)n >= size;
+}
+
+/* DEBUGFS/bdi/BDI/stats of the backing device named `bdi` ("254:0",
+ * "btrfs-2"): dirty plus under writeback, where wb_stats beside it says
+ * the figure counts every cgroup's writeback (Linux 6.10 and later).
+ * 0 with *kib set, 1 if not. */
+static int bdi_dirty(const char *debugfs, const char *bdi, long long *kib)
 {
 	char path[PATH_MAX];
 
-	if (dev_path(path, sizeof(path), debugfs, "bdi", dev, "wb_stats") ||
+	if (bdi_path(path, sizeof(path), debugfs, bdi, "wb_stats") ||
 	    access(path, F_OK) != 0 ||
-	    dev_path(path, sizeof(path), debugfs, "bdi", dev, "stats"))
+	    bdi_path(path, sizeof(path), debugfs, bdi, "stats"))
 		return 1;
 	return sum_kb_fields(path, "BdiReclaimable", "BdiWriteback", kib);
+}
+
+/* bdi_dirty() of block device `dev`, its name "MAJ:MIN" into bdi. */
+static int dev_dirty(const char *debugfs, dev_t dev, char *bdi,
+		     size_t bdi_size, long long *kib)
+{
+	int n = snprintf(bdi, bdi_size, "%u:%u", major(dev), minor(dev));
+
+	if (n < 0 || (size_t)n >= bdi_size)
+		return 1;
+	return bdi_dirty(debugfs, bdi, kib);
 }
 
 /* The whole disk that partition `dev` is part of: its backing device, by
@@ -234,77 +261,195 @@ static int whole_disk(const char *sys, dev_t dev, dev_t *disk)
 	return 0;
 }
 
-/* unpkg_sync_fs_dirty_kib() for a block device: its own statistics, or
- * those of the disk it is a partition of. */
-static int device_dirty(const struct unpkg_dirty_paths *paths, dev_t dev,
-			dev_t *bdi, long long *kib)
+/* A btrfs's own backing device, whatever subvolume (each with an
+ * anonymous st_dev of its own) and whichever of its disks: the bdi that
+ * SYS/fs/btrfs/FSID/bdi links to (".../devices/virtual/bdi/btrfs-2"),
+ * its name into bdi.  0 with *kib set, 1 if not. */
+static int btrfs_dirty(const struct unpkg_dirty_paths *paths,
+		       const char *fsid, char *bdi, size_t bdi_size,
+		       long long *kib)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	const char *base;
+	ssize_t len;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/fs/btrfs/%s/bdi", paths->sys,
+		     fsid);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return 1;
+	len = readlink(path, target, sizeof(target) - 1);
+	if (len <= 0)
+		return 1;
+	target[len] = '\0';
+	base = strrchr(target, '/');
+	base = base != NULL ? base + 1 : target;
+	n = snprintf(bdi, bdi_size, "%s", base);
+	if (*base == '\0' || strcmp(base, ".") == 0 ||
+	    strcmp(base, "..") == 0 || n < 0 || (size_t)n >= bdi_size)
+		return 1;
+	return bdi_dirty(paths->debugfs, bdi, kib);
+}
+
+/* unpkg_sync_fs_dirty_kib() short of an overlayfs's upper layer: a
+ * tmpfs's nothing, or the statistics of the file system's own backing
+ * device. */
+static int own_dirty(const struct unpkg_dirty_paths *paths,
+		     const struct unpkg_dirty_fs *fs, char *bdi,
+		     size_t bdi_size, long long *kib)
 {
 	dev_t disk;
 
-	if (bdi_dirty(paths->debugfs, dev, kib) == 0) {
-		*bdi = dev;
+	if (fs->cls == UNPKG_FSCLASS_TMPFS) {
+		/* shmem pages are never written back: neither does syncfs
+		 * wait for other programs' data there, nor force it out */
+		if (bdi_size > 0)
+			bdi[0] = '\0';
+		*kib = 0;
 		return 0;
 	}
-	if (whole_disk(paths->sys, dev, &disk) == 0 &&
-	    bdi_dirty(paths->debugfs, disk, kib) == 0) {
-		*bdi = disk;
+	if (dev_dirty(paths->debugfs, fs->dev, bdi, bdi_size, kib) == 0)
 		return 0;
-	}
+	if (whole_disk(paths->sys, fs->dev, &disk) == 0 &&
+	    dev_dirty(paths->debugfs, disk, bdi, bdi_size, kib) == 0)
+		return 0;
+	if (fs->btrfs_fsid[0] != '\0')
+		return btrfs_dirty(paths, fs->btrfs_fsid, bdi, bdi_size, kib);
 	return 1;
 }
 
+/* BTRFS_IOC_FS_INFO's fsid of the btrfs holding `fd`, as sysfs writes it
+ * (lower-case 8-4-4-4-12 hex digits) into fsid.  0, or 1 if `fd` is not on
+ * a btrfs, the ioctl fails or was not known at build time. */
+static int btrfs_fsid(int fd, char *fsid, size_t size)
+{
+#ifdef BTRFS_IOC_FS_INFO
+	struct btrfs_ioctl_fs_info_args args;
+	const unsigned char *u = args.fsid;
+	int n;
+
+	memset(&args, 0, sizeof(args));
+	if (ioctl(fd, BTRFS_IOC_FS_INFO, &args) != 0)
+		return 1;
+	n = snprintf(fsid, size,
+		     "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		     "%02x%02x%02x%02x%02x%02x",
+		     u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8],
+		     u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	return n < 0 || (size_t)n >= size;
+#else
+	(void)fd;
+	(void)fsid;
+	(void)size;
+	return 1;
+#endif
+}
+
+int unpkg_sync_dirty_fs_of(int fd, enum unpkg_fsclass cls,
+			   struct unpkg_dirty_fs *fs, struct unpkg_err *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return unpkg_err_sys(err, "fstat");
+	fs->dev = st.st_dev;
+	fs->cls = cls;
+	fs->btrfs_fsid[0] = '\0';
+	if (cls == UNPKG_FSCLASS_BTRFS &&
+	    btrfs_fsid(fd, fs->btrfs_fsid, sizeof(fs->btrfs_fsid)) != 0)
+		fs->btrfs_fsid[0] = '\0';
+	return 0;
+}
+
+/* The file system of the directory `dir` (an overlayfs's upper layer),
+ * its class told by sysfs and procfs under `paths`.  0, 1 if it cannot be
+ * opened or looked at, -1 if memory runs out. */
+static int dir_fs(const struct unpkg_dirty_paths *paths, const char *dir,
+		  struct unpkg_dirty_fs *fs, struct unpkg_err *err)
+{
+	enum unpkg_fsclass cls;
+	struct statfs sfs;
+	struct stat st;
+	int fd, rc = 1;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	if (fstatfs(fd, &sfs) != 0 || fstat(fd, &st) != 0)
+		goto out;
+	rc = unpkg_fsclass_classify((unsigned long)sfs.f_type, st.st_dev,
+				    paths->sys, paths->proc, &cls, NULL, err);
+	if (rc == 0)
+		rc = unpkg_sync_dirty_fs_of(fd, cls, fs, err) == 0 ? 0 : 1;
+out:
+	close(fd);
+	return rc;
+}
+
 int unpkg_sync_fs_dirty_kib(const struct unpkg_dirty_paths *paths,
-			    dev_t dev, dev_t *bdi, long long *kib,
+			    const struct unpkg_dirty_fs *fs, char *bdi,
+			    size_t bdi_size, long long *kib,
 			    struct unpkg_err *err)
 {
+	struct unpkg_dirty_fs up;
 	char upper[PATH_MAX];
-	struct stat st;
 	int rc;
 
-	if (device_dirty(paths, dev, bdi, kib) == 0)
+	if (own_dirty(paths, fs, bdi, bdi_size, kib) == 0)
 		return 0;
 	/* an overlayfs's pages are its upper layer's file system's */
-	rc = unpkg_fsclass_overlay_upper(paths->proc, dev, upper,
+	rc = unpkg_fsclass_overlay_upper(paths->proc, fs->dev, upper,
 					 sizeof(upper), err);
 	if (rc != 0)
 		return rc;
-	if (stat(upper, &st) != 0 || st.st_dev == dev)
+	rc = dir_fs(paths, upper, &up, err);
+	if (rc != 0)
+		return rc;
+	if (up.dev == fs->dev)
 		return 1;
-	return device_dirty(paths, st.st_dev, bdi, kib);
+	return own_dirty(paths, &up, bdi, bdi_size, kib);
 }
 
+/* The longest name of a backing device kept: "MAJ:MIN", "btrfs-N". */
+#define BDI_NAME_MAX 32
+
 int unpkg_sync_dirty_for(const struct unpkg_dirty_paths *paths,
-			 const dev_t *devs, size_t n, long long *kib,
-			 enum unpkg_dirty_scope *scope, char *names,
-			 size_t names_size, struct unpkg_err *err)
+			 const struct unpkg_dirty_fs *fs, size_t n,
+			 long long *kib, enum unpkg_dirty_scope *scope,
+			 char *names, size_t names_size, int *in_memory,
+			 struct unpkg_err *err)
 {
-	dev_t *bdis = NULL;
+	char (*bdis)[BDI_NAME_MAX] = NULL;
 	long long one, sum = 0;
 	size_t i, j, nb = 0, used = 0;
-	int rc = -1, k;
+	int rc = -1, k, memory = 0;
 
 	if (names_size > 0)
 		names[0] = '\0';
+	*in_memory = 0;
 	if (n > 0) {
 		bdis = calloc(n, sizeof(*bdis));
 		if (bdis == NULL)
 			return unpkg_err_nomem(err);
 	}
 	for (i = 0; i < n; i++) {
-		k = unpkg_sync_fs_dirty_kib(paths, devs[i], &bdis[nb], &one,
-					    err);
+		k = unpkg_sync_fs_dirty_kib(paths, &fs[i], bdis[nb],
+					    sizeof(bdis[nb]), &one, err);
 		if (k < 0)
 			goto out;
 		if (k > 0)
 			break;
-		for (j = 0; j < nb && bdis[j] != bdis[nb]; j++)
+		if (bdis[nb][0] == '\0') {
+			memory = 1;	/* a tmpfs: nothing to write back */
+			continue;
+		}
+		for (j = 0; j < nb && strcmp(bdis[j], bdis[nb]) != 0; j++)
 			;
 		if (j < nb)
 			continue;	/* one device's figure, counted once */
 		sum += one;
-		k = snprintf(names + used, names_size - used, "%s%u:%u",
-			     nb > 0 ? " " : "", major(bdis[nb]),
-			     minor(bdis[nb]));
+		k = snprintf(names + used, names_size - used, "%s%s",
+			     nb > 0 ? " " : "", bdis[nb]);
 		if (k > 0 && (size_t)k < names_size - used)
 			used += (size_t)k;
 		nb++;
@@ -312,6 +457,7 @@ int unpkg_sync_dirty_for(const struct unpkg_dirty_paths *paths,
 	if (n > 0 && i == n) {
 		*kib = sum;
 		*scope = UNPKG_DIRTY_DEVICES;
+		*in_memory = memory;
 	} else {
 		if (names_size > 0)
 			names[0] = '\0';
@@ -367,19 +513,16 @@ int unpkg_sync_choose_auto_at(const struct unpkg_dirty_paths *paths,
 			 "%s (root), %s (database)", source[0], source[1]);
 	*mode = unpkg_sync_auto_set(cls, 2);
 	if (*mode == UNPKG_SYNC_SYNCFS) {
-		struct stat st[2];
-		dev_t devs[2];
+		struct unpkg_dirty_fs fs[2];
 
-		if (fstat(root_fd, &st[0]) < 0 || fstat(db_fd, &st[1]) < 0)
-			return unpkg_err_sys(err, "fstat");
-		devs[0] = st[0].st_dev;
-		devs[1] = st[1].st_dev;
-		if (unpkg_sync_dirty_for(paths, devs, 2,
+		if (unpkg_sync_dirty_fs_of(root_fd, cls[0], &fs[0], err) < 0 ||
+		    unpkg_sync_dirty_fs_of(db_fd, cls[1], &fs[1], err) < 0 ||
+		    unpkg_sync_dirty_for(paths, fs, 2,
 					 &stats->others_dirty_kib,
 					 &stats->dirty_scope,
 					 stats->dirty_devices,
 					 sizeof(stats->dirty_devices),
-					 err) < 0)
+					 &stats->dirty_in_memory, err) < 0)
 			return -1;
 		*mode = unpkg_sync_auto_beside(*mode, stats->others_dirty_kib,
 					       dirty_max_kib);

@@ -66,36 +66,61 @@ extern const struct unpkg_dirty_paths unpkg_dirty_paths_system;
  * 1 if it cannot be read or parsed. */
 int unpkg_sync_dirty_kib(const char *proc, long long *kib);
 
-/* The data waiting to be written back to the file system whose st_dev is
- * `dev`, in KiB, from the writeback statistics of its backing device:
- * BdiReclaimable (dirty) plus BdiWriteback of DEBUGFS/bdi/MAJ:MIN/stats.
- * The device is `dev` itself (ext4, xfs on a disk, a loop or a
- * device-mapper device), the whole disk for a partition (SYS/dev/block/
+/* One of the run's file systems, as its figure below needs it:
+ * unpkg_sync_dirty_fs_of() fills it from a descriptor, tests by hand. */
+struct unpkg_dirty_fs {
+	dev_t dev;			/* st_dev of a file on it */
+	enum unpkg_fsclass cls;		/* tmpfs: nothing to write back */
+	char btrfs_fsid[37];		/* btrfs: its fsid as /sys/fs/btrfs
+					 * names it ("" unknown, or not
+					 * btrfs) */
+};
+
+/* *fs for the file system of the open file `fd`, of class `cls`: its
+ * st_dev, and for btrfs its fsid (BTRFS_IOC_FS_INFO; left "" where the
+ * ioctl fails).  0, or -1 if fstat() fails. */
+int unpkg_sync_dirty_fs_of(int fd, enum unpkg_fsclass cls,
+			   struct unpkg_dirty_fs *fs, struct unpkg_err *err);
+
+/* The data waiting to be written back to the file system `fs`, in KiB,
+ * from the writeback statistics of its backing device (bdi): BdiReclaimable
+ * (dirty) plus BdiWriteback of DEBUGFS/bdi/NAME/stats.  The bdi is the
+ * device fs->dev itself, NAME "MAJ:MIN" (ext4, xfs on a disk, a loop or a
+ * device-mapper device); the whole disk for a partition (SYS/dev/block/
  * MAJ:MIN/partition; the figure then counts the disk's other partitions
- * too), or for an overlayfs the device of its upper layer's directory
- * (unpkg_fsclass_overlay_upper(), then stat).  The statistics count every
- * cgroup's writeback only since Linux 6.10, which added wb_stats beside
- * them: without wb_stats they are not used.  0 with *kib and *bdi (the
- * device whose statistics were read) set; 1 if the kernel offers no
- * figure (debugfs not mounted or not readable, an older kernel, btrfs,
- * tmpfs, NFS, FUSE: anonymous devices without statistics of their own);
- * -1 if memory runs out. */
+ * too); for btrfs, whose st_dev is an anonymous device of each subvolume,
+ * the file system's own bdi that SYS/fs/btrfs/FSID/bdi links to (NAME
+ * "btrfs-N", one for all its subvolumes and devices); for an overlayfs
+ * the bdi of its upper layer's directory's file system
+ * (unpkg_fsclass_overlay_upper(), then the same for that file system).
+ * The statistics count every cgroup's writeback only since Linux 6.10,
+ * which added wb_stats beside them: without wb_stats they are not used.
+ * A tmpfs (or ramfs, or an overlayfs whose upper layer is one) writes
+ * nothing back: its figure is 0 whatever the statistics say, with *bdi "".
+ * 0 with *kib and *bdi (the NAME whose statistics were read, `bdi_size`
+ * bytes) set; 1 if the kernel offers no figure (debugfs not mounted or
+ * not readable, an older kernel, btrfs without its fsid or sysfs link,
+ * NFS, FUSE: anonymous devices without statistics of their own); -1 if
+ * memory runs out. */
 int unpkg_sync_fs_dirty_kib(const struct unpkg_dirty_paths *paths,
-			    dev_t dev, dev_t *bdi, long long *kib,
+			    const struct unpkg_dirty_fs *fs, char *bdi,
+			    size_t bdi_size, long long *kib,
 			    struct unpkg_err *err);
 
-/* The data a syncfs of each of the `n` file systems `devs` (st_dev; the
- * root's and the database's) would write back, in *kib: the sum of
+/* The data a syncfs of each of the `n` file systems `fs` (the root's and
+ * the database's) would write back, in *kib: the sum of
  * unpkg_sync_fs_dirty_kib() over their distinct backing devices, with
- * *scope UNPKG_DIRTY_DEVICES and the devices named in `names` ("254:0",
- * "254:0 7:3"); where the kernel offers no figure for one of them, the
- * whole machine's (unpkg_sync_dirty_kib()), UNPKG_DIRTY_MACHINE; -1 and
- * UNPKG_DIRTY_UNKNOWN if that cannot be read either.  0, or -1 if memory
- * runs out. */
+ * *scope UNPKG_DIRTY_DEVICES, the devices named in `names` ("254:0",
+ * "254:0 7:3", "btrfs-2") and *in_memory 1 if one of them is a tmpfs,
+ * whose 0 is in the sum; where the kernel offers no figure for one of
+ * them, the whole machine's (unpkg_sync_dirty_kib()), UNPKG_DIRTY_MACHINE;
+ * -1 and UNPKG_DIRTY_UNKNOWN if that cannot be read either (names "" and
+ * *in_memory 0 for both).  0, or -1 if memory runs out. */
 int unpkg_sync_dirty_for(const struct unpkg_dirty_paths *paths,
-			 const dev_t *devs, size_t n, long long *kib,
-			 enum unpkg_dirty_scope *scope, char *names,
-			 size_t names_size, struct unpkg_err *err);
+			 const struct unpkg_dirty_fs *fs, size_t n,
+			 long long *kib, enum unpkg_dirty_scope *scope,
+			 char *names, size_t names_size, int *in_memory,
+			 struct unpkg_err *err);
 
 /* The strategy --sync=auto takes when the file systems' choice is
  * `chosen` and `dirty_kib` KiB of data wait to be written back (-1:
@@ -113,9 +138,9 @@ enum unpkg_sync_mode unpkg_sync_auto_beside(enum unpkg_sync_mode chosen,
  * syncfs, the data already waiting to be written back to those two file
  * systems decides (unpkg_sync_dirty_for(), unpkg_sync_auto_beside() with
  * `dirty_max_kib`); what was seen goes to stats->others_dirty_kib,
- * dirty_scope, dirty_devices and dirty_avoided.  The figure only chooses
- * between two full barriers (syncfs, uring): a wrong one costs time, never
- * a guarantee. */
+ * dirty_scope, dirty_devices, dirty_in_memory and dirty_avoided.  The
+ * figure only chooses between two full barriers (syncfs, uring): a wrong
+ * one costs time, never a guarantee. */
 int unpkg_sync_choose_auto(int root_fd, int db_fd, long long dirty_max_kib,
 			   struct unpkg_stats *stats,
 			   enum unpkg_sync_mode *mode, struct unpkg_err *err);

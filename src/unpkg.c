@@ -1558,10 +1558,16 @@ static void print_dirty(const struct unpkg_stats *st)
 	printf("stats: data waiting to be written before the run: ");
 	switch (st->dirty_scope) {
 	case UNPKG_DIRTY_DEVICES:
-		printf("%lld MiB on its file systems (the writeback statistics "
-		       "of device%s %s)", (st->others_dirty_kib + 1023) / 1024,
-		       strchr(st->dirty_devices, ' ') != NULL ? "s" : "",
-		       st->dirty_devices);
+		printf("%lld MiB on its file systems (",
+		       (st->others_dirty_kib + 1023) / 1024);
+		if (st->dirty_devices[0] != '\0')
+			printf("the writeback statistics of device%s %s%s",
+			       strchr(st->dirty_devices, ' ') != NULL ? "s"
+								       : "",
+			       st->dirty_devices,
+			       st->dirty_in_memory ? "; " : "");
+		printf("%s)", st->dirty_in_memory
+		       ? "nothing to write back on tmpfs" : "");
 		break;
 	case UNPKG_DIRTY_MACHINE:
 		printf("%lld MiB on the whole machine (/proc/meminfo)",

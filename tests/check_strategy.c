@@ -166,15 +166,14 @@ static void fake_file(const struct fake *f, const char *rel, const char *text)
 	tu_write_file(path, text, 0644);
 }
 
-/* DEBUGFS/bdi/MAJ:MIN/stats with `dirty` and `wb` KiB (and wb_stats
- * beside it, as Linux 6.10 and later have it, unless `old`). */
-static void fake_bdi(const struct fake *f, dev_t dev, long long dirty,
-		     long long wb, int old)
+/* DEBUGFS/bdi/NAME/stats with `dirty` and `wb` KiB (and wb_stats beside
+ * it, as Linux 6.10 and later have it, unless `old`). */
+static void fake_bdi_named(const struct fake *f, const char *name,
+			   long long dirty, long long wb, int old)
 {
 	char rel[256], text[512];
 
-	snprintf(rel, sizeof(rel), "debugfs/bdi/%u:%u/stats", major(dev),
-		 minor(dev));
+	snprintf(rel, sizeof(rel), "debugfs/bdi/%s/stats", name);
 	snprintf(text, sizeof(text),
 		 "BdiWriteback:       %10lld kB\n"
 		 "BdiReclaimable:     %10lld kB\n"
@@ -183,10 +182,19 @@ static void fake_bdi(const struct fake *f, dev_t dev, long long dirty,
 		 "BdiDirtied:         1059234184 kB\n", wb, dirty);
 	fake_file(f, rel, text);
 	if (!old) {
-		snprintf(rel, sizeof(rel), "debugfs/bdi/%u:%u/wb_stats",
-			 major(dev), minor(dev));
+		snprintf(rel, sizeof(rel), "debugfs/bdi/%s/wb_stats", name);
 		fake_file(f, rel, "WbCgIno:    1\n");
 	}
+}
+
+/* The same for block device `dev` (NAME "MAJ:MIN"). */
+static void fake_bdi(const struct fake *f, dev_t dev, long long dirty,
+		     long long wb, int old)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%u:%u", major(dev), minor(dev));
+	fake_bdi_named(f, name, dirty, wb, old);
 }
 
 static void fake_init(struct fake *f)
@@ -207,19 +215,77 @@ static void fake_init(struct fake *f)
 		  "Writeback:          1024 kB\n");
 }
 
-/* unpkg_sync_dirty_for() of `n` devices: its figure, scope and names. */
-static long long dirty_for(const struct fake *f, const dev_t *devs, size_t n,
+/* A file system of class `cls` on device `dev` (no btrfs fsid). */
+static struct unpkg_dirty_fs on_dev(dev_t dev, enum unpkg_fsclass cls)
+{
+	struct unpkg_dirty_fs fs;
+
+	memset(&fs, 0, sizeof(fs));
+	fs.dev = dev;
+	fs.cls = cls;
+	return fs;
+}
+
+/* unpkg_sync_dirty_for() of `n` file systems: its figure, scope, names
+ * and whether it met a tmpfs. */
+static long long dirty_mem(const struct fake *f,
+			   const struct unpkg_dirty_fs *fs, size_t n,
 			   enum unpkg_dirty_scope *scope, char *names,
-			   size_t size)
+			   size_t size, int *in_memory)
 {
 	struct unpkg_err err;
 	long long kib = -5;
 
 	unpkg_err_init(&err);
-	ck_assert_msg(unpkg_sync_dirty_for(&f->paths, devs, n, &kib, scope,
-					   names, size, &err) == 0,
+	ck_assert_msg(unpkg_sync_dirty_for(&f->paths, fs, n, &kib, scope,
+					   names, size, in_memory, &err) == 0,
 		      "%s", err.msg);
 	return kib;
+}
+
+/* The same where no tmpfs is expected. */
+static long long dirty_for(const struct fake *f,
+			   const struct unpkg_dirty_fs *fs, size_t n,
+			   enum unpkg_dirty_scope *scope, char *names,
+			   size_t size)
+{
+	int in_memory = -1;
+	long long kib = dirty_mem(f, fs, n, scope, names, size, &in_memory);
+
+	ck_assert_int_eq(in_memory, 0);
+	return kib;
+}
+
+/* unpkg_sync_dirty_for() of `n` file systems gives the figure `kib`,
+ * `scope`, `names` and `in_memory`. */
+static void check_dirty(const struct fake *f, const struct unpkg_dirty_fs *fs,
+			size_t n, long long kib, enum unpkg_dirty_scope scope,
+			const char *names, int in_memory)
+{
+	enum unpkg_dirty_scope got_scope;
+	char got_names[48];
+	int got_memory = -1;
+
+	ck_assert_int_eq(dirty_mem(f, fs, n, &got_scope, got_names,
+				   sizeof(got_names), &got_memory), kib);
+	ck_assert_int_eq(got_scope, scope);
+	ck_assert_str_eq(got_names, names);
+	ck_assert_int_eq(got_memory, in_memory);
+}
+
+/* The class of the file system of directory `dir`. */
+static enum unpkg_fsclass class_of(const char *dir)
+{
+	struct unpkg_err err;
+	enum unpkg_fsclass cls;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	unpkg_err_init(&err);
+	ck_assert_msg(fd >= 0, "open %s: %s", dir, strerror(errno));
+	ck_assert_msg(unpkg_fsclass_detect(fd, &cls, NULL, &err) == 0, "%s",
+		      err.msg);
+	close(fd);
+	return cls;
 }
 
 /* The figure per file system: the backing devices' writeback statistics
@@ -230,49 +296,49 @@ START_TEST(test_dirty_devices)
 	struct fake f;
 	enum unpkg_dirty_scope scope;
 	char names[48];
-	dev_t devs[2];
+	struct unpkg_dirty_fs fs[2];
 
 	fake_init(&f);
 	fake_bdi(&f, makedev(254, 0), 3072, 8, 0);
 	fake_bdi(&f, makedev(7, 3), 100000, 2000, 0);
 
 	/* the root and the database on one device: its figure, once */
-	devs[0] = devs[1] = makedev(254, 0);
-	ck_assert_int_eq(dirty_for(&f, devs, 2, &scope, names, sizeof(names)),
+	fs[0] = fs[1] = on_dev(makedev(254, 0), UNPKG_FSCLASS_EXT4);
+	ck_assert_int_eq(dirty_for(&f, fs, 2, &scope, names, sizeof(names)),
 			 3080);
 	ck_assert_int_eq(scope, UNPKG_DIRTY_DEVICES);
 	ck_assert_str_eq(names, "254:0");
 	/* on two devices: the sum, both named */
-	devs[1] = makedev(7, 3);
-	ck_assert_int_eq(dirty_for(&f, devs, 2, &scope, names, sizeof(names)),
+	fs[1] = on_dev(makedev(7, 3), UNPKG_FSCLASS_XFS);
+	ck_assert_int_eq(dirty_for(&f, fs, 2, &scope, names, sizeof(names)),
 			 3080 + 102000);
 	ck_assert_int_eq(scope, UNPKG_DIRTY_DEVICES);
 	ck_assert_str_eq(names, "254:0 7:3");
-	/* a device without statistics (btrfs, tmpfs: anonymous): the
+	/* a device without statistics (NFS, FUSE: anonymous): the
 	 * machine's figure, which counts every file system */
-	devs[1] = makedev(0, 50);
-	ck_assert_int_eq(dirty_for(&f, devs, 2, &scope, names, sizeof(names)),
+	fs[1] = on_dev(makedev(0, 50), UNPKG_FSCLASS_OTHER);
+	ck_assert_int_eq(dirty_for(&f, fs, 2, &scope, names, sizeof(names)),
 			 262144 + 1024);
 	ck_assert_int_eq(scope, UNPKG_DIRTY_MACHINE);
 	ck_assert_str_eq(names, "");
 	/* a kernel before 6.10 (no wb_stats): its statistics count the root
 	 * cgroup's writeback only, so they are not used */
 	fake_bdi(&f, makedev(9, 0), 0, 0, 1);
-	devs[0] = devs[1] = makedev(9, 0);
-	ck_assert_int_eq(dirty_for(&f, devs, 2, &scope, names, sizeof(names)),
+	fs[0] = fs[1] = on_dev(makedev(9, 0), UNPKG_FSCLASS_EXT4);
+	ck_assert_int_eq(dirty_for(&f, fs, 2, &scope, names, sizeof(names)),
 			 262144 + 1024);
 	ck_assert_int_eq(scope, UNPKG_DIRTY_MACHINE);
 	/* statistics missing a field are not understood */
 	fake_bdi(&f, makedev(9, 1), 0, 0, 0);
 	fake_file(&f, "debugfs/bdi/9:1/stats", "BdiReclaimable:  12 kB\n");
-	devs[0] = devs[1] = makedev(9, 1);
-	ck_assert_int_eq(dirty_for(&f, devs, 2, &scope, names, sizeof(names)),
+	fs[0] = fs[1] = on_dev(makedev(9, 1), UNPKG_FSCLASS_EXT4);
+	ck_assert_int_eq(dirty_for(&f, fs, 2, &scope, names, sizeof(names)),
 			 262144 + 1024);
 	/* debugfs not mounted, no meminfo: unknown */
-	devs[0] = devs[1] = makedev(254, 0);
+	fs[0] = fs[1] = on_dev(makedev(254, 0), UNPKG_FSCLASS_EXT4);
 	f.paths.debugfs = "/nonexistent";
 	f.paths.proc = "/nonexistent";
-	ck_assert_int_eq(dirty_for(&f, devs, 2, &scope, names, sizeof(names)),
+	ck_assert_int_eq(dirty_for(&f, fs, 2, &scope, names, sizeof(names)),
 			 -1);
 	ck_assert_int_eq(scope, UNPKG_DIRTY_UNKNOWN);
 	tu_rm_rf(f.top);
@@ -286,7 +352,7 @@ START_TEST(test_dirty_partition)
 	struct fake f;
 	enum unpkg_dirty_scope scope;
 	char names[48], path[8192];
-	dev_t dev = makedev(8, 1);
+	struct unpkg_dirty_fs fs = on_dev(makedev(8, 1), UNPKG_FSCLASS_EXT4);
 
 	fake_init(&f);
 	fake_bdi(&f, makedev(8, 0), 40960, 0, 0);
@@ -296,16 +362,16 @@ START_TEST(test_dirty_partition)
 	fake_path(&f, "sys/dev/block/8:1", path, sizeof(path));
 	ck_assert_int_eq(symlink("../../devices/pci0/block/sda/sda1", path),
 			 0);
-	ck_assert_int_eq(dirty_for(&f, &dev, 1, &scope, names, sizeof(names)),
+	ck_assert_int_eq(dirty_for(&f, &fs, 1, &scope, names, sizeof(names)),
 			 40960);
 	ck_assert_int_eq(scope, UNPKG_DIRTY_DEVICES);
 	ck_assert_str_eq(names, "8:0");
 	/* a whole disk without statistics is not taken for its parent */
-	dev = makedev(8, 16);
+	fs.dev = makedev(8, 16);
 	fake_file(&f, "sys/devices/pci0/block/sdb/dev", "8:16\n");
 	fake_path(&f, "sys/dev/block/8:16", path, sizeof(path));
 	ck_assert_int_eq(symlink("../../devices/pci0/block/sdb", path), 0);
-	ck_assert_int_eq(dirty_for(&f, &dev, 1, &scope, names, sizeof(names)),
+	ck_assert_int_eq(dirty_for(&f, &fs, 1, &scope, names, sizeof(names)),
 			 262144 + 1024);
 	ck_assert_int_eq(scope, UNPKG_DIRTY_MACHINE);
 	tu_rm_rf(f.top);
@@ -322,7 +388,8 @@ START_TEST(test_dirty_overlay)
 	enum unpkg_dirty_scope scope;
 	char names[48], upper[8192], line[8192 * 2], got[4096];
 	struct stat st;
-	dev_t ov = makedev(0, 42);
+	struct unpkg_dirty_fs ov = on_dev(makedev(0, 42),
+					  UNPKG_FSCLASS_OVERLAY);
 
 	unpkg_err_init(&err);
 	fake_init(&f);
@@ -340,12 +407,18 @@ START_TEST(test_dirty_overlay)
 		 "workdir=w\n", f.top);
 	fake_file(&f, "proc/self/mountinfo", line);
 
-	ck_assert_int_eq(unpkg_fsclass_overlay_upper(f.proc, ov, got,
+	ck_assert_int_eq(unpkg_fsclass_overlay_upper(f.proc, ov.dev, got,
 						     sizeof(got), &err), 0);
 	ck_assert_str_eq(got, upper);
-	ck_assert_int_eq(dirty_for(&f, &ov, 1, &scope, names, sizeof(names)),
-			 65536);
-	ck_assert_int_eq(scope, UNPKG_DIRTY_DEVICES);
+	if (class_of(upper) == UNPKG_FSCLASS_TMPFS) {
+		/* $TMPDIR on a tmpfs: nothing to write back there (as in
+		 * test_dirty_overlay_tmpfs) */
+		check_dirty(&f, &ov, 1, 0, UNPKG_DIRTY_DEVICES, "", 1);
+	} else {
+		ck_assert_int_eq(dirty_for(&f, &ov, 1, &scope, names,
+					   sizeof(names)), 65536);
+		ck_assert_int_eq(scope, UNPKG_DIRTY_DEVICES);
+	}
 	/* no upper layer (read-only), a relative upperdir, no overlayfs:
 	 * nothing found, the machine's figure */
 	ck_assert_int_eq(unpkg_fsclass_overlay_upper(f.proc, makedev(0, 43),
@@ -354,13 +427,13 @@ START_TEST(test_dirty_overlay)
 						     got, sizeof(got), &err), 1);
 	ck_assert_int_eq(unpkg_fsclass_overlay_upper(f.proc, makedev(254, 0),
 						     got, sizeof(got), &err), 1);
-	ov = makedev(0, 44);
+	ov.dev = makedev(0, 44);
 	ck_assert_int_eq(dirty_for(&f, &ov, 1, &scope, names, sizeof(names)),
 			 262144 + 1024);
 	ck_assert_int_eq(scope, UNPKG_DIRTY_MACHINE);
 	/* an upper directory that is not there (another mount namespace) */
 	ck_assert_int_eq(rmdir(upper), 0);
-	ov = makedev(0, 42);
+	ov.dev = makedev(0, 42);
 	ck_assert_int_eq(dirty_for(&f, &ov, 1, &scope, names, sizeof(names)),
 			 262144 + 1024);
 	ck_assert_int_eq(scope, UNPKG_DIRTY_MACHINE);
@@ -368,58 +441,215 @@ START_TEST(test_dirty_overlay)
 }
 END_TEST
 
-/* The whole choice on a file system whose class takes syncfs (a tmpfs):
- * its own device's dirty data above the bound makes it uring, the
- * machine's beside it does not. */
+/* SYS/fs/btrfs/FSID/bdi, a link to the bdi `bdi` as sysfs has it. */
+static void fake_btrfs_link(const struct fake *f, const char *fsid,
+			    const char *bdi)
+{
+	char rel[128], path[8192], target[128];
+
+	snprintf(rel, sizeof(rel), "sys/fs/btrfs/%s/bdi", fsid);
+	fake_path(f, rel, path, sizeof(path));
+	snprintf(target, sizeof(target), "../../../devices/virtual/bdi/%s",
+		 bdi);
+	ck_assert_int_eq(symlink(target, path), 0);
+}
+
+/* A btrfs's pages wait on the file system's own backing device, whatever
+ * subvolume (an anonymous st_dev each): the bdi that SYS/fs/btrfs/FSID/bdi
+ * links to, DEBUGFS/bdi/btrfs-N/stats, named so in --stats. */
+START_TEST(test_dirty_btrfs)
+{
+	static const char fsid[] = "4a3f0c2e-9b1d-4e6f-8a7b-0c1d2e3f4a5b";
+	static const char fsid2[] = "00112233-4455-6677-8899-aabbccddeeff";
+	const long long machine = 262144 + 1024;
+	struct fake f;
+	struct unpkg_dirty_fs fs[2];
+
+	fake_init(&f);
+	fake_bdi_named(&f, "btrfs-7", 40960, 1024, 0);
+	fake_bdi(&f, makedev(254, 0), 3072, 0, 0);
+	fake_btrfs_link(&f, fsid, "btrfs-7");
+
+	fs[0] = on_dev(makedev(0, 50), UNPKG_FSCLASS_BTRFS);
+	snprintf(fs[0].btrfs_fsid, sizeof(fs[0].btrfs_fsid), "%s", fsid);
+	check_dirty(&f, fs, 1, 40960 + 1024, UNPKG_DIRTY_DEVICES, "btrfs-7", 0);
+	/* the root and the database on two subvolumes: one file system,
+	 * counted once */
+	fs[1] = fs[0];
+	fs[1].dev = makedev(0, 51);
+	check_dirty(&f, fs, 2, 40960 + 1024, UNPKG_DIRTY_DEVICES, "btrfs-7", 0);
+	/* beside an ext4: both */
+	fs[1] = on_dev(makedev(254, 0), UNPKG_FSCLASS_EXT4);
+	check_dirty(&f, fs, 2, 40960 + 1024 + 3072, UNPKG_DIRTY_DEVICES,
+		    "btrfs-7 254:0", 0);
+	/* no fsid (the ioctl failed): the machine's figure */
+	fs[0].btrfs_fsid[0] = '\0';
+	check_dirty(&f, fs, 2, machine, UNPKG_DIRTY_MACHINE, "", 0);
+	/* no SYS/fs/btrfs/FSID/bdi link (a kernel without it, or sysfs not
+	 * mounted): the machine's figure */
+	snprintf(fs[0].btrfs_fsid, sizeof(fs[0].btrfs_fsid), "%s", fsid2);
+	check_dirty(&f, fs, 2, machine, UNPKG_DIRTY_MACHINE, "", 0);
+	/* a link to a bdi without wb_stats (before Linux 6.10) */
+	fake_bdi_named(&f, "btrfs-8", 0, 0, 1);
+	fake_btrfs_link(&f, fsid2, "btrfs-8");
+	check_dirty(&f, fs, 2, machine, UNPKG_DIRTY_MACHINE, "", 0);
+	/* the device's own statistics come first (a btrfs has none; a file
+	 * system on a block device that says btrfs has) */
+	fake_bdi(&f, makedev(0, 50), 512, 0, 0);
+	check_dirty(&f, fs, 2, 512 + 3072, UNPKG_DIRTY_DEVICES, "0:50 254:0",
+		    0);
+	tu_rm_rf(f.top);
+}
+END_TEST
+
+/* A tmpfs's pages are never written back: syncfs neither waits for other
+ * programs' data there nor forces it out, so its figure is 0, whatever
+ * its device's statistics or the machine say, and --stats says why. */
+START_TEST(test_dirty_tmpfs)
+{
+	struct fake f;
+	struct unpkg_dirty_fs fs[2];
+
+	fake_init(&f);			/* 257 MiB dirty on the machine */
+	fake_bdi(&f, makedev(0, 30), 65536, 0, 0);
+	fake_bdi(&f, makedev(254, 0), 3072, 0, 0);
+	fs[0] = fs[1] = on_dev(makedev(0, 30), UNPKG_FSCLASS_TMPFS);
+	check_dirty(&f, fs, 2, 0, UNPKG_DIRTY_DEVICES, "", 1);
+	/* beside an ext4: the ext4's figure */
+	fs[1] = on_dev(makedev(254, 0), UNPKG_FSCLASS_EXT4);
+	check_dirty(&f, fs, 2, 3072, UNPKG_DIRTY_DEVICES, "254:0", 1);
+	/* beside a file system without a figure: the machine's */
+	fs[1] = on_dev(makedev(0, 31), UNPKG_FSCLASS_OTHER);
+	check_dirty(&f, fs, 2, 262144 + 1024, UNPKG_DIRTY_MACHINE, "", 0);
+	/* without debugfs, procfs or sysfs alike */
+	fs[1] = fs[0];
+	f.paths.debugfs = f.paths.sys = f.paths.proc = "/nonexistent";
+	check_dirty(&f, fs, 2, 0, UNPKG_DIRTY_DEVICES, "", 1);
+	tu_rm_rf(f.top);
+}
+END_TEST
+
+/* A directory in /dev/shm, in dir, if it is a tmpfs: 1, else 0 (a part
+ * skipped, named `what`). */
+static int shm_dir(char *dir, const char *what)
+{
+	if (mkdtemp(dir) == NULL) {
+		tu_skip_part(what, "no /dev/shm to make a directory in");
+		return 0;
+	}
+	if (class_of(dir) != UNPKG_FSCLASS_TMPFS) {
+		tu_skip_part(what, "/dev/shm is not a tmpfs");
+		rmdir(dir);
+		return 0;
+	}
+	return 1;
+}
+
+/* An overlayfs whose upper layer is a tmpfs (a live system, a container
+ * with a tmpfs upper layer): nothing to write back either. */
+START_TEST(test_dirty_overlay_tmpfs)
+{
+	struct fake f;
+	char line[8192], dir[] = "/dev/shm/unpkg-test-XXXXXX";
+	struct unpkg_dirty_fs ov = on_dev(makedev(0, 42),
+					  UNPKG_FSCLASS_OVERLAY);
+	struct stat st;
+
+	if (!shm_dir(dir, "an overlayfs on a tmpfs"))
+		return;
+	fake_init(&f);
+	ck_assert_int_eq(stat(dir, &st), 0);
+	fake_bdi(&f, st.st_dev, 65536, 0, 0);
+	snprintf(line, sizeof(line),
+		 "78 27 0:42 / /ov rw - overlay overlay rw,lowerdir=/l,"
+		 "upperdir=%s,workdir=/w\n", dir);
+	fake_file(&f, "proc/self/mountinfo", line);
+	check_dirty(&f, &ov, 1, 0, UNPKG_DIRTY_DEVICES, "", 1);
+	tu_rm_rf(f.top);
+	rmdir(dir);
+}
+END_TEST
+
+/* choose_auto_at() on the directory `dir` with the fake tree: its mode,
+ * the statistics in *st. */
+static enum unpkg_sync_mode choose_at(const struct fake *f, const char *dir,
+				      struct unpkg_stats *st)
+{
+	struct unpkg_err err;
+	enum unpkg_sync_mode mode;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	ck_assert_int_ge(fd, 0);
+	unpkg_err_init(&err);
+	memset(st, 0, sizeof(*st));
+	ck_assert_msg(unpkg_sync_choose_auto_at(&f->paths, fd, fd, 32 * 1024,
+						st, &mode, &err) == 0,
+		      "%s", err.msg);
+	close(fd);
+	return mode;
+}
+
+/* The whole choice on a tmpfs: syncfs, whatever its device's statistics
+ * and the machine's figure say. */
+START_TEST(test_choose_auto_tmpfs)
+{
+	struct fake f;
+	struct unpkg_stats st;
+	struct stat sb;
+	char dir[] = "/dev/shm/unpkg-test-XXXXXX";
+
+	if (!shm_dir(dir, "auto on a tmpfs beside dirty data"))
+		return;
+	ck_assert_int_eq(stat(dir, &sb), 0);
+	fake_init(&f);		/* 257 MiB dirty on the machine */
+	fake_bdi(&f, sb.st_dev, 64 * 1024, 0, 0);
+	ck_assert_int_eq(choose_at(&f, dir, &st), UNPKG_SYNC_SYNCFS);
+	ck_assert_int_eq(st.others_dirty_kib, 0);
+	ck_assert_int_eq(st.dirty_scope, UNPKG_DIRTY_DEVICES);
+	ck_assert_str_eq(st.dirty_devices, "");
+	ck_assert_int_eq(st.dirty_in_memory, 1);
+	ck_assert_int_eq(st.dirty_avoided, 0);
+	tu_rm_rf(f.top);
+	rmdir(dir);
+}
+END_TEST
+
+/* The whole choice on $TMPDIR's file system, where its class takes syncfs
+ * and has a device: its own device's dirty data above the bound makes it
+ * uring, the machine's beside it does not. */
 START_TEST(test_choose_auto_devices)
 {
 	struct fake f;
 	struct unpkg_stats st;
-	struct unpkg_err err;
 	struct stat sb;
-	enum unpkg_sync_mode mode;
 	enum unpkg_fsclass cls;
-	char dir[] = "/dev/shm/unpkg-test-XXXXXX";
-	int fd;
+	char *dir = tu_mkdtemp();
 
-	if (mkdtemp(dir) == NULL) {
-		tu_skip_part("auto beside the file systems' dirty data",
-			     "no /dev/shm to make a directory in");
-		return;
-	}
-	unpkg_err_init(&err);
-	fd = open(dir, O_RDONLY | O_DIRECTORY);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(fstat(fd, &sb), 0);
-	ck_assert_int_eq(unpkg_fsclass_detect(fd, &cls, NULL, &err), 0);
-	if (unpkg_sync_auto(cls) != UNPKG_SYNC_SYNCFS) {
-		tu_skip_part("auto beside the file systems' dirty data",
-			     "auto does not take syncfs on /dev/shm");
+	cls = class_of(dir);
+	if (unpkg_sync_auto(cls) != UNPKG_SYNC_SYNCFS ||
+	    cls == UNPKG_FSCLASS_TMPFS) {
+		tu_skip_part("auto beside a device's dirty data",
+			     "$TMPDIR is on a tmpfs, or a file system where "
+			     "auto does not take syncfs");
 		goto out;
 	}
+	ck_assert_int_eq(stat(dir, &sb), 0);
 	fake_init(&f);		/* 257 MiB dirty on the machine */
 	fake_bdi(&f, sb.st_dev, 1024, 0, 0);
-	memset(&st, 0, sizeof(st));
-	ck_assert_msg(unpkg_sync_choose_auto_at(&f.paths, fd, fd, 32 * 1024,
-						&st, &mode, &err) == 0,
-		      "%s", err.msg);
-	ck_assert_int_eq(mode, UNPKG_SYNC_SYNCFS);
+	ck_assert_int_eq(choose_at(&f, dir, &st), UNPKG_SYNC_SYNCFS);
 	ck_assert_int_eq(st.others_dirty_kib, 1024);
 	ck_assert_int_eq(st.dirty_scope, UNPKG_DIRTY_DEVICES);
+	ck_assert_int_eq(st.dirty_in_memory, 0);
 	ck_assert_int_eq(st.dirty_avoided, 0);
 
 	fake_bdi(&f, sb.st_dev, 64 * 1024, 0, 0);
-	memset(&st, 0, sizeof(st));
-	ck_assert_msg(unpkg_sync_choose_auto_at(&f.paths, fd, fd, 32 * 1024,
-						&st, &mode, &err) == 0,
-		      "%s", err.msg);
-	ck_assert_int_eq(mode, UNPKG_SYNC_URING);
+	ck_assert_int_eq(choose_at(&f, dir, &st), UNPKG_SYNC_URING);
 	ck_assert_int_eq(st.others_dirty_kib, 64 * 1024);
 	ck_assert_int_eq(st.dirty_avoided, 1);
 	tu_rm_rf(f.top);
 out:
-	close(fd);
-	rmdir(dir);
+	tu_rm_rf(dir);
+	free(dir);
 }
 END_TEST
 
@@ -435,6 +665,10 @@ int main(void)
 	tcase_add_test(tc, test_dirty_devices);
 	tcase_add_test(tc, test_dirty_partition);
 	tcase_add_test(tc, test_dirty_overlay);
+	tcase_add_test(tc, test_dirty_btrfs);
+	tcase_add_test(tc, test_dirty_tmpfs);
+	tcase_add_test(tc, test_dirty_overlay_tmpfs);
+	tcase_add_test(tc, test_choose_auto_tmpfs);
 	tcase_add_test(tc, test_choose_auto_devices);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);

@@ -9,14 +9,16 @@
 # fsync'ed after them, while syncfs keeps serving the other file systems.
 # An explicit --sync=syncfs keeps its plain meaning.  Where auto would
 # take syncfs, other programs' unwritten data on the root's own file system
-# makes it sync file by file, and theirs on another file system does not.
+# (ext4, btrfs, an overlayfs's upper layer) makes it sync file by file,
+# and theirs on another file system does not; on a tmpfs, which writes
+# nothing back, it never does.
 #
 # The calls are traced with strace -y, which names each descriptor's path,
 # so the calls on the ext2 file system are those naming a path below its
 # mount point.
 TEST_NAME=submount
 . "${TESTLIB:?}"
-need_cmd strace mkfs.ext2 mkfs.ext4 mountpoint truncate awk
+need_cmd strace mkfs.ext2 mkfs.ext4 mountpoint truncate awk blkid findmnt unshare
 
 need_mounts
 
@@ -39,12 +41,13 @@ trap 'rc=$?; unmount_all; (exit $rc); on_exit' EXIT
 # or IMG_SIZE) on a loop device, mounted on DIR (the loop device goes with
 # the mount).
 mount_img() {
-	local type=$1 dir=$2 img
+	local type=$1 dir=$2 img force=-F
 	shift 2
+	[ "$type" != btrfs ] || force=-f
 	img=$TESTDIR/img-$(echo "$dir" | md5sum | cut -c1-8).img
 	rm -f "$img"
 	truncate -s "${IMG_SIZE:-16M}" "$img"
-	"mkfs.$type" -q -F "$@" "$img" >/dev/null
+	"mkfs.$type" -q "$force" "$@" "$img" >/dev/null
 	mkdir -p "$dir"
 	mount -o loop -t "$type" "$img" "$dir" ||
 		hard_error "cannot mount the $type image on $dir"
@@ -82,12 +85,15 @@ nsub_files=4
 nsub_dirs=3
 
 # trace_install ROOT MODE DEB: install DEB under strace -y into ROOT with
-# --sync=MODE (auto: no option) and --stats.
+# --sync=MODE (auto: no option) and --stats; unpkg run through the command
+# in the array TRACE_WRAP, if any.
+TRACE_WRAP=()
 trace_install() {
 	local root=$1 mode=$2 deb=$3 opt=()
 	[ "$mode" = auto ] || opt=(--sync="$mode")
 	strace -f -y -qq -o "$TESTDIR/trace" \
 		-e trace=fdatasync,fsync,syncfs,rename,renameat,renameat2 \
+		"${TRACE_WRAP[@]}" \
 		"$UNPKG" --root="$root" "${opt[@]}" --stats --unpack "$deb" \
 		>"$TESTDIR/out" 2>"$TESTDIR/err" ||
 		{ show_file "$TESTDIR/err"; fail "unpkg --sync=$mode failed"; }
@@ -257,33 +263,64 @@ assert_same_file "$TESTDIR/before-db" "$TESTDIR/after-db" "database after EIO"
 assert_no_debris "$root"
 unmount_all
 
-section "auto beside other programs' unwritten data, on a tmpfs root: the whole machine's figure"
-root=$TESTDIR/root-dirty
-mount_tmpfs "$root"
-mkroot "$root"
-# A tmpfs has no writeback statistics of its own, so auto goes by the
-# whole machine's data waiting to be written (/proc/meminfo).  Data of
-# another program, left unwritten on a disk (not on the tmpfs, whose pages
-# are never dirty): the bound brought down to 1 MiB.
-dd if=/dev/zero of="$TESTDIR/neighbour" bs=1M count=8 status=none
-dirty=$(awk '/^(Dirty|Writeback):/ { n += $2 } END { print n + 0 }' /proc/meminfo)
-if [ "$dirty" -le 2048 ]; then
-	skip_part "auto beside unwritten data" \
+# dirty_on_disk: 8 MiB of another program's left unwritten in a file on the
+# disk of $TESTDIR (not on a tmpfs, whose pages are never dirty), and the
+# machine's data waiting to be written (/proc/meminfo) above 2 MiB; 1 (a
+# part skipped, named by $1) if it is not.
+dirty_on_disk() {
+	local dirty
+	dd if=/dev/zero of="$TESTDIR/neighbour" bs=1M count=8 status=none
+	dirty=$(awk '/^(Dirty|Writeback):/ { n += $2 } END { print n + 0 }' /proc/meminfo)
+	[ "$dirty" -gt 2048 ] && return 0
+	skip_part "$1" \
 		"$TESTDIR is not on a disk whose pages stay dirty (${dirty} KiB dirty after writing 8 MiB)"
-else
+	return 1
+}
+
+section "auto beside other programs' unwritten data, without debugfs: the whole machine's figure"
+root=$TESTDIR/root-dirty
+mount_img ext4 "$root"
+mkroot "$root"
+# Without debugfs (hidden by an empty tmpfs in a mount namespace of its
+# own) the kernel gives no figure per file system, so auto goes by the
+# whole machine's data waiting to be written (/proc/meminfo), which holds
+# the other program's: the bound brought down to 1 MiB.
+TRACE_WRAP=(unshare -m sh -c \
+	'[ ! -d /sys/kernel/debug ] || mount -t tmpfs nodebugfs /sys/kernel/debug || exit 99; exec "$@"' sh)
+if dirty_on_disk "auto by the whole machine's figure"; then
 	UNPKG_AUTO_DIRTY_MAX_MIB=1 trace_install "$root" auto "$TESTDIR/smboot.deb"
-	assert_grep '^stats: sync mode: uring \(auto for tmpfs, default\)' "$TESTDIR/out" \
+	assert_grep '^stats: sync mode: uring \(auto for ext4 with a journal, default\)' "$TESTDIR/out" \
 		"auto takes uring beside unwritten data"
 	assert_grep '^stats: data waiting to be written before the run: [0-9]+ MiB on the whole machine \(/proc/meminfo\), more than auto lets syncfs write out' \
 		"$TESTDIR/out" "--stats says what auto saw"
 	expect_count "syncfs beside unwritten data" "$(calls syncfs "$root")" 0
 	# below the bound: syncfs, and --stats says how much it saw
 	rm -rf "${root:?}"/* && mkroot "$root"
-	trace_install "$root" auto "$TESTDIR/smboot.deb"
-	assert_grep '^stats: sync mode: syncfs \(auto for tmpfs, default\)' "$TESTDIR/out" \
+	UNPKG_AUTO_DIRTY_MAX_MIB=1000000 trace_install "$root" auto "$TESTDIR/smboot.deb"
+	assert_grep '^stats: sync mode: syncfs \(auto for ext4 with a journal, default\)' "$TESTDIR/out" \
 		"auto keeps syncfs below the bound"
 	assert_grep '^stats: data waiting to be written before the run: [0-9]+ MiB on the whole machine \(/proc/meminfo\)$' \
 		"$TESTDIR/out" "--stats says what auto saw below the bound"
+fi
+TRACE_WRAP=()
+rm -f "$TESTDIR/neighbour"
+unmount_all
+
+section "auto on a tmpfs root beside other programs' unwritten data: syncfs, nothing to write back"
+root=$TESTDIR/root-dirty
+mount_tmpfs "$root"
+mkroot "$root"
+# A tmpfs writes nothing back: syncfs neither waits for the other
+# program's data on the disk nor forces it out, so auto keeps it, however
+# much the machine has waiting and however low the bound.
+if dirty_on_disk "auto on a tmpfs root beside unwritten data"; then
+	UNPKG_AUTO_DIRTY_MAX_MIB=1 trace_install "$root" auto "$TESTDIR/smboot.deb"
+	assert_grep '^stats: sync mode: syncfs \(auto for tmpfs, default\)' "$TESTDIR/out" \
+		"auto keeps syncfs on a tmpfs beside unwritten data"
+	assert_grep '^stats: data waiting to be written before the run: 0 MiB on its file systems \(nothing to write back on tmpfs\)$' \
+		"$TESTDIR/out" "--stats says why"
+	[ "$(calls syncfs "$root")" -ge 1 ] ||
+		check_fail "no syncfs on the tmpfs root beside unwritten data"
 fi
 rm -f "$TESTDIR/neighbour"
 unmount_all
@@ -296,11 +333,27 @@ dirty_beside() {
 	dd if=/dev/zero of="$1" bs=1M count=64 status=none
 }
 
-# bdi_dirty_mib MAJ:MIN: the data waiting to be written back to the device
-# by its writeback statistics (debugfs), in MiB.
+# bdi_dirty_mib BDI: the data waiting to be written back to the backing
+# device BDI (MAJ:MIN, btrfs-N) by its writeback statistics (debugfs), in
+# MiB.
 bdi_dirty_mib() {
 	awk '/^Bdi(Reclaimable|Writeback):/ { n += $2 } END { print int(n / 1024) }' \
 		"$DEBUGFS/bdi/$1/stats"
+}
+
+# bdi_of DIR: the name of the backing device of DIR's file system: a
+# btrfs's own (btrfs-N, by the /sys/fs/btrfs/FSID/bdi link; its fsid is
+# the UUID blkid reads from its device), else the mount's device, MAJ:MIN.
+bdi_of() {
+	local fsid link
+	if [ "$(stat -f -c %T "$1")" != btrfs ]; then
+		mountpoint -d "$1"
+		return
+	fi
+	fsid=$(blkid -p -o value -s UUID "$(findmnt -n -o SOURCE -T "$1")") &&
+		link=$(readlink "/sys/fs/btrfs/$fsid/bdi") ||
+		hard_error "no bdi link for the btrfs of $1 (fsid ${fsid:-unknown})"
+	basename "$link"
 }
 
 # auto_beside ROOT WHERE DEVICE MODE: install smboot into ROOT with auto
@@ -312,7 +365,7 @@ bdi_dirty_mib() {
 auto_beside() {
 	local root=$1 where=$2 dev=$3 mode=$4 cls=$5 tail=
 	dirty_beside "$where"
-	[ "$(bdi_dirty_mib "$(mountpoint -d "$(dirname "$where")")")" -ge 32 ] || {
+	[ "$(bdi_dirty_mib "$(bdi_of "$(dirname "$where")")")" -ge 32 ] || {
 		skip_part "auto beside $where" "the data was written back before the run"
 		return 0
 	}
@@ -331,6 +384,59 @@ auto_beside() {
 	elif [ "$(calls syncfs "$root")" -lt 1 ]; then
 		check_fail "no syncfs on $root beside $where"
 	fi
+}
+
+# overlay_beside FS BDI: an overlayfs root whose upper layer is on the file
+# system mounted on FS (whose backing device is BDI), its lower layer on
+# fs-other: its pages wait on FS's, so auto_beside gives syncfs beside the
+# neighbour on fs-other and uring beside the one on FS, both by BDI's
+# figure.
+overlay_beside() {
+	local fs=$1 bdi=$2 ov
+	ov=$TESTDIR/ov-$(basename "$fs")
+	mkdir -p "$TESTDIR/fs-other/lower" "$fs/upper" "$fs/work" "$ov"
+	if ! mount -t overlay overlay -o "lowerdir=$TESTDIR/fs-other/lower,upperdir=$fs/upper,workdir=$fs/work" "$ov" 2>/dev/null; then
+		skip_part "auto on an overlayfs on $(basename "$fs")" "cannot mount an overlayfs here"
+		return 0
+	fi
+	MOUNTS+=("$ov")
+	mkroot "$ov"
+	sync -f "$ov"
+	auto_beside "$ov" "$TESTDIR/fs-other/neighbour" "$bdi" syncfs overlayfs
+	auto_beside "$ov" "$fs/neighbour" "$bdi" uring overlayfs
+}
+
+# btrfs_beside: auto_beside on a btrfs root and on an overlayfs whose upper
+# layer is on the btrfs, beside the ext4 fs-other.  A btrfs's st_dev is an
+# anonymous device of each subvolume (the root is one of its own here),
+# without statistics: the figure is the file system's own bdi's, btrfs-N.
+btrfs_beside() {
+	local bdi root ov
+	if ! command -v mkfs.btrfs >/dev/null; then
+		skip_part "auto on a btrfs root" "mkfs.btrfs is missing (btrfs-progs)"
+		return 0
+	fi
+	if ! grep -qw btrfs /proc/filesystems && ! modprobe btrfs 2>/dev/null; then
+		skip_part "auto on a btrfs root" "the kernel has no btrfs"
+		return 0
+	fi
+	IMG_SIZE=320M mount_img btrfs "$TESTDIR/fs-btrfs"
+	bdi=$(bdi_of "$TESTDIR/fs-btrfs")
+	if [ ! -e "$DEBUGFS/bdi/$bdi/wb_stats" ]; then
+		skip_part "auto on a btrfs root" "no $DEBUGFS/bdi/$bdi/wb_stats"
+		return 0
+	fi
+	root=$TESTDIR/fs-btrfs/root
+	if command -v btrfs >/dev/null; then
+		btrfs subvolume create "$root" >/dev/null
+		[ "$(stat -c %d "$root")" != "$(stat -c %d "$TESTDIR/fs-btrfs")" ] ||
+			hard_error "the subvolume $root has its file system's st_dev"
+	fi
+	mkroot "$root"
+	sync -f "$root"
+	auto_beside "$root" "$TESTDIR/fs-other/neighbour" "$bdi" syncfs btrfs
+	auto_beside "$root" "$TESTDIR/fs-btrfs/neighbour" "$bdi" uring btrfs
+	overlay_beside "$TESTDIR/fs-btrfs" "$bdi"
 }
 
 section "auto beside unwritten data on another file system: syncfs; on its own: uring"
@@ -360,20 +466,8 @@ else
 		auto_beside "$root" "$TESTDIR/fs-other/neighbour" "$rootdev" syncfs "ext4 with a journal"
 		auto_beside "$root" "$TESTDIR/fs-root/neighbour" "$rootdev" uring "ext4 with a journal"
 
-		# an overlayfs root: its pages wait on its upper layer's file
-		# system, here fs-root's, the lower layer on fs-other
-		ov=$TESTDIR/ov
-		mkdir -p "$TESTDIR/fs-other/lower" "$TESTDIR/fs-root/upper" \
-			"$TESTDIR/fs-root/work" "$ov"
-		if mount -t overlay overlay -o "lowerdir=$TESTDIR/fs-other/lower,upperdir=$TESTDIR/fs-root/upper,workdir=$TESTDIR/fs-root/work" "$ov" 2>/dev/null; then
-			MOUNTS+=("$ov")
-			mkroot "$ov"
-			sync -f "$ov"
-			auto_beside "$ov" "$TESTDIR/fs-other/neighbour" "$rootdev" syncfs overlayfs
-			auto_beside "$ov" "$TESTDIR/fs-root/neighbour" "$rootdev" uring overlayfs
-		else
-			skip_part "auto on an overlayfs root" "cannot mount an overlayfs here"
-		fi
+		overlay_beside "$TESTDIR/fs-root" "$rootdev"
+		btrfs_beside
 	fi
 fi
 unmount_all
