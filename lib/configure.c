@@ -807,7 +807,7 @@ static int plan_configure(void *ctx, size_t i, int level)
 			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING,
 					 p->key, "%s: dependency problems, "
 					 "but configuring anyway as you "
-					 "requested:%s", p->key, why);
+					 "requested:%s\n", p->key, why);
 		v = DEPENDS_OK;
 	}
 	if (!pl->real) {
@@ -817,7 +817,7 @@ static int plan_configure(void *ctx, size_t i, int level)
 	if (v == DEPENDS_HALT) {
 		unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
 				 "dependency problems prevent configuration "
-				 "of %s:%s", p->key, why);
+				 "of %s:%s\n", p->key, why);
 		unpkg_err_init(&perr);
 		unpkg_err_set(&perr, UNPKG_ERR_DEPENDS, "dependency problems "
 			      "- leaving unconfigured");

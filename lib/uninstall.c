@@ -269,9 +269,10 @@ static int still_usable(void *ctx, const struct unpkg_db_pkg *dp)
 }
 
 /* The packages present whose Depends or Pre-Depends the removal of
- * r->pkgs[at] breaks: 1 none, 0 some (dpkg's lines in `why`), 2 only
- * packages queued after it (it waits for them: dpkg defers it), -1
- * error. */
+ * r->pkgs[at] breaks: 1 none, 0 some (dpkg's lines in `why`, in dpkg's
+ * order: the reverse of the database's, as dpkg lists the dependencies
+ * on a package latest parsed first), 2 only packages queued after it (it
+ * waits for them: dpkg defers it), -1 error. */
 static int dependents(struct run *r, size_t at, char *why, size_t whylen,
 		      struct unpkg_err *err)
 {
@@ -283,7 +284,7 @@ static int dependents(struct run *r, size_t at, char *why, size_t whylen,
 	why[0] = '\0';
 	if (unpkg_pkgindex_build(&r->index, err) < 0)
 		return -1;
-	for (i = 0; i < unpkg_db_count(r->db); i++) {
+	for (i = unpkg_db_count(r->db); i-- > 0;) {
 		const struct unpkg_db_pkg *q = unpkg_db_at(r->db, i);
 		struct unpkg_relations rels[2];
 
@@ -293,8 +294,8 @@ static int dependents(struct run *r, size_t at, char *why, size_t whylen,
 			unpkg_para_depends_destroy(rels);
 			return -1;
 		}
-		for (f = 0; f < 2; f++) {
-			for (j = 0; j < rels[f].count; j++) {
+		for (f = 2; f-- > 0;) {
+			for (j = rels[f].count; j-- > 0;) {
 				const struct unpkg_relation *rel = &rels[f].rels[j];
 				struct unpkg_relations one = { .rels = &rels[f].rels[j],
 							       .count = 1 };
@@ -437,10 +438,11 @@ static int check_pkg(struct run *r, size_t at, struct unpkg_err *err)
 	if (r->o->force & UNPKG_FORCE_DEPENDS) {
 		unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
 				 "%s: dependency problems, but removing anyway "
-				 "as you requested:%s", p->key, why);
+				 "as you requested:%s\n", p->key, why);
 		return 1;
 	}
-	if (asprintf(&msg, "dependency problems prevent removal of %s:%s",
+	/* (the empty line after the list is dpkg's too) */
+	if (asprintf(&msg, "dependency problems prevent removal of %s:%s\n",
 		     p->key, why) < 0)
 		return unpkg_err_nomem(err);
 	unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key, "%s", msg);

@@ -99,11 +99,11 @@ cfg_run() {
 	if [ -e "$b/log" ] || [ -e "$a/log" ]; then
 		assert_same_file "$b/log" "$a/log" "postinst calls (dpkg vs unpkg)"
 	fi
-	# dpkg's words for the errors
-	grep -E '^ +(package|no package|dependency problems|installed|Package|Version|[a-z]+ depends)' \
-		"$b.err" >"$b.why" || true
-	grep -E '^ +(package|no package|dependency problems|installed|Package|Version|[a-z]+ depends)' \
-		"$a.err" >"$a.why" || true
+	# dpkg's words for the errors, and its empty line after them
+	for r in "$a" "$b"; do
+		awk '/^ +(package|no package|dependency problems|installed|Package|Version|[a-z]+ depends)/ { print; w = 1; next }
+			/^$/ && w { print } { w = 0 }' "$r.err" >"$r.why"
+	done
 	assert_same_file "$b.why" "$a.why" "error messages"
 	compare_trees "$a" "$b" "--configure $*" log
 	compare_dbs "$a" "$b" "--configure $*"

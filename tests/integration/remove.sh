@@ -44,6 +44,7 @@ rm_pkg() {
 }
 rm_pkg aa
 rm_pkg bb "Depends: aa"
+rm_pkg cc "Depends: aa"
 rm_pkg ee "Essential: yes"
 rm_pkg pp "Protected: yes"
 # m1 and m2 ship files below /lib, a symlink on a merged-/usr root
@@ -206,10 +207,25 @@ setup pp
 compare_rm -P pp
 compare_rm --force-remove-protected -r pp
 
+# same_dep_message WHAT: the lines of the dependency problem in the last
+# outputs, from its first line to dpkg's empty line after the list
+# (dependents in dpkg's order), the same for unpkg and dpkg.
+same_dep_message() {
+	local r
+	for r in "$A" "$B"; do
+		sed -E -n '/dependency problems(,| prevent)/,/^$/{s/^(dpkg|unpkg): (warning: )?//;p}' \
+			"$r.out" >"$r.msg"
+	done
+	[ -s "$B.msg" ] || hard_error "$1: dpkg printed no dependency problem"
+	assert_same_file "$B.msg" "$A.msg" "$1: the dependency problem (dpkg vs unpkg)"
+}
+
 CASE="dependency refused, then --force-depends"
-setup aa bb
+setup aa bb cc
 compare_rm -r aa
+same_dep_message "-r aa"
 compare_rm --force-depends -r aa
+same_dep_message "--force-depends -r aa"
 
 CASE="packages that are not installed"
 setup aa
