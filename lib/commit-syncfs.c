@@ -14,6 +14,17 @@
  * filesystem is classified once, by the device number of a directory the
  * transaction registered, when the first file is staged there or when a
  * pass first meets it.
+ *
+ * Where a journal commit flushes the disk's cache before it and commits
+ * metadata in order (ext4 with a journal and barriers, xfs:
+ * unpkg_fsclass_commit_orders_fd()), the barrier before the renames needs no
+ * flush of its own: a staged file is kept open, its writeback started at
+ * once, and the barrier waits for that writeback to complete
+ * (sync_file_range with WAIT_AFTER).  No rename can reach the disk before
+ * a commit that carries it, whose flush makes the data completed before
+ * durable first; the sync after the renames is that commit.  Files handed
+ * over with unpkg_commit_sync_with() still get a syncfs at the barrier:
+ * what is put in place after it (the mark's status) is not the commit's.
  */
 #include "config.h"
 
@@ -32,6 +43,7 @@ struct commit_fs {
 	dev_t dev;
 	enum unpkg_fsclass cls;
 	int full;		/* syncfs is a full barrier there */
+	int ordered;		/* a commit flushes completed writes first */
 	int synced;		/* syncfs'ed in the current pass */
 };
 
@@ -61,7 +73,7 @@ static int dir_fs(struct unpkg_commit *c, int dir, struct unpkg_err *err)
 	enum unpkg_fsclass cls;
 	struct commit_fs *fs;
 	size_t i;
-	int fd;
+	int fd, ordered;
 
 	if (st == NULL) {
 		st = calloc(1, sizeof(*st));
@@ -74,6 +86,10 @@ static int dir_fs(struct unpkg_commit *c, int dir, struct unpkg_err *err)
 			return (int)i;
 	fd = unpkg_commit_dirfd(c, dir, err);
 	if (fd < 0 || unpkg_fsclass_detect(fd, &cls, NULL, err) < 0)
+		return -1;
+	ordered = unpkg_fsclass_syncfs_full(cls)
+		  ? unpkg_fsclass_commit_orders_fd(fd, cls, err) : 0;
+	if (ordered < 0)
 		return -1;
 	if (st->nfs == st->capfs) {
 		size_t cap = st->capfs != 0 ? st->capfs * 2 : 4;
@@ -88,6 +104,7 @@ static int dir_fs(struct unpkg_commit *c, int dir, struct unpkg_err *err)
 	fs->dev = d->dev;
 	fs->cls = cls;
 	fs->full = unpkg_fsclass_syncfs_full(cls);
+	fs->ordered = ordered;
 	fs->synced = 0;
 	unpkg_stats_add_fsclass(c->stats, unpkg_fsclass_name(cls));
 	return (int)st->nfs++;
@@ -101,7 +118,8 @@ static struct commit_fs *fs_at(struct unpkg_commit *c, int k)
 
 /* The data reaches the disk through the filesystem-wide sync: the
  * descriptor is not needed any more, unless (UNPKG_COMMIT_PER_FS) the
- * file lies where syncfs is not a full barrier. */
+ * file lies where syncfs is not a full barrier, or where the barrier
+ * waits for each file's writeback instead (`ordered`). */
 static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
 			 struct unpkg_err *err)
 {
@@ -112,11 +130,11 @@ static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
 	k = dir_fs(c, e->dir, err);
 	if (k < 0)
 		return -1;
-	if (fs_at(c, k)->full)
+	if (fs_at(c, k)->full && !fs_at(c, k)->ordered)
 		return commit_close_fd(c, e, err);
-	/* Kept for the barrier's fdatasync, which then finds the data on
-	 * its way.  Where writeback cannot be started this way, the
-	 * fdatasync does it all. */
+	/* Kept for the barrier's wait or fdatasync, which then finds the
+	 * data on its way.  Where writeback cannot be started this way,
+	 * the barrier does it all. */
 	c->stats->sync_file_range++;
 	if (sync_file_range(e->fd, 0, 0, SYNC_FILE_RANGE_WRITE) < 0 &&
 	    errno != ENOSYS && errno != EINVAL && errno != ESPIPE &&
@@ -126,11 +144,35 @@ static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
 	return 0;
 }
 
+/* The barrier of a file staged where a commit orders its data
+ * (`ordered`): its writeback started again and waited for, no flush; a
+ * writeback error is the file's sync failing.  Where sync_file_range
+ * cannot serve, fdatasync. */
+static int wait_written(struct unpkg_commit *c, struct commit_entry *e,
+			struct unpkg_err *err)
+{
+	c->stats->sync_file_range++;
+	if (sync_file_range(e->fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
+				 SYNC_FILE_RANGE_WRITE |
+				 SYNC_FILE_RANGE_WAIT_AFTER) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EINVAL && errno != ESPIPE &&
+	    errno != EOPNOTSUPP)
+		return unpkg_err_sync(err, "cannot write back %s/%s",
+				      c->dirs[e->dir].shown, e->tmpname);
+	c->stats->fdatasync++;
+	if (fdatasync(e->fd) < 0)
+		return unpkg_err_sync(err, "cannot fdatasync %s/%s",
+				      c->dirs[e->dir].shown, e->tmpname);
+	return 0;
+}
+
 /* One pass of UNPKG_COMMIT_PER_FS: the files still open on filesystems
  * where syncfs is not a full barrier are fdatasync'ed and closed, after
- * the renames (`renamed`) the directories touched there are fsync'ed,
- * and every other filesystem holding a touched directory or an open file
- * gets one syncfs. */
+ * the renames (`renamed`) the directories touched there are fsync'ed;
+ * before the renames, the staged files where a commit orders their data
+ * are only waited for; and every other filesystem holding a touched
+ * directory or an open file gets one syncfs. */
 static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		       struct unpkg_err *err)
 {
@@ -149,6 +191,13 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		k = dir_fs(c, e->dir, err);
 		if (k < 0)
 			goto out;
+		if (fs_at(c, k)->ordered && !renamed &&
+		    !(e->flags & ENTRY_SYNC_ONLY)) {
+			if (wait_written(c, e, err) < 0 ||
+			    commit_close_fd(c, e, err) < 0)
+				goto out;
+			continue;
+		}
 		if (fs_at(c, k)->full) {
 			c->dirs[e->dir].pending = 1;
 			continue;
@@ -172,6 +221,11 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		if (k < 0)
 			goto out;
 		if (!fs_at(c, k)->full && !(renamed && d->touched))
+			continue;
+		/* before the renames, what was staged where a commit orders
+		 * it (entries, directories, backups) reaches the disk with
+		 * the commit that carries the renames, or before it */
+		if (fs_at(c, k)->ordered && !renamed && !d->pending)
 			continue;
 		if (fs_at(c, k)->full && fs_at(c, k)->synced)
 			continue;

@@ -314,6 +314,66 @@ static int ext4_driver_journal(const char *sys, const char *proc,
 	return 1;
 }
 
+/* Whether `token` is one of the tokens of the text (separated by commas,
+ * blanks or newlines), exactly. */
+static int has_token(const char *text, const char *token)
+{
+	size_t len = strlen(token);
+	const char *p = text;
+
+	while (*p) {
+		size_t tlen = strcspn(p, ", \t\n");
+
+		if (tlen == len && strncmp(p, token, len) == 0)
+			return 1;
+		p += tlen;
+		p += strspn(p, ", \t\n");
+	}
+	return 0;
+}
+
+int unpkg_fsclass_commit_orders(enum unpkg_fsclass cls)
+{
+	return cls == UNPKG_FSCLASS_EXT4 || cls == UNPKG_FSCLASS_XFS;
+}
+
+int unpkg_fsclass_commit_orders_dev(enum unpkg_fsclass cls, dev_t dev,
+				    const char *sys, const char *proc,
+				    struct unpkg_err *err)
+{
+	char name[256], path[PATH_MAX], buf[SMALL_FILE_MAX];
+	int rc, from_sys, len;
+
+	if (!unpkg_fsclass_commit_orders(cls))
+		return 0;
+	if (cls != UNPKG_FSCLASS_EXT4)
+		return 1;
+	/* ext4 flushes before each commit block with barriers on and
+	 * journal_async_commit off, which its options always say */
+	rc = kernel_name(sys, proc, dev, name, sizeof(name), &from_sys, err);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	len = snprintf(path, sizeof(path), "%s/fs/ext4/%s/options", proc, name);
+	if (len < 0 || (size_t)len >= sizeof(path) ||
+	    read_small(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	return has_token(buf, "barrier") &&
+	       !has_token(buf, "journal_async_commit");
+}
+
+int unpkg_fsclass_commit_orders_fd(int fd, enum unpkg_fsclass cls,
+				   struct unpkg_err *err)
+{
+	struct stat st;
+
+	if (!unpkg_fsclass_commit_orders(cls))
+		return 0;
+	if (fstat(fd, &st) < 0)
+		return unpkg_err_sys(err, "fstat");
+	return unpkg_fsclass_commit_orders_dev(cls, st.st_dev, "/sys",
+					       "/proc", err);
+}
+
 /* What told an ext file system's class, by where the device's name and
  * the driver's view were read: [name from /sys][view from /sys]. */
 static const char *const ext_sources[2][2] = {

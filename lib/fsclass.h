@@ -88,4 +88,29 @@ int unpkg_fsclass_overlay_upper(const char *proc, dev_t dev, char *upper,
  * UNPKG_FSCLASS_OTHER. */
 int unpkg_fsclass_syncfs_full(enum unpkg_fsclass cls);
 
+/* Whether a journal commit on a filesystem of class `cls` first flushes
+ * the disk's cache and commits metadata in the order it was changed: there
+ * a file whose writeback completed (sync_file_range with WAIT_AFTER) is
+ * durable once a later commit is, with the rename that commit carries.
+ * ext4 with a journal (jbd2 writes each commit block with a cache flush
+ * before it) and xfs (each checkpoint's first log write flushes the cache
+ * first); not btrfs, whose renames reach the disk through transactions
+ * and the log tree on their own terms, nor tmpfs, overlayfs, ext2 or
+ * other.  A value out of range counts as UNPKG_FSCLASS_OTHER. */
+int unpkg_fsclass_commit_orders(enum unpkg_fsclass cls);
+
+/* unpkg_fsclass_commit_orders() for the file system of device `dev`, as
+ * its mount options under `proc` say (`sys` names the device): an ext4
+ * must list "barrier" and not "journal_async_commit" in
+ * PROC/fs/ext4/NAME/options, which counts as no where it cannot be read.
+ * 1 or 0; -1 if memory runs out or a path does not fit. */
+int unpkg_fsclass_commit_orders_dev(enum unpkg_fsclass cls, dev_t dev,
+				    const char *sys, const char *proc,
+				    struct unpkg_err *err);
+
+/* The same for the file system of the open file `fd`, under /sys and
+ * /proc; -1 if fstat() fails. */
+int unpkg_fsclass_commit_orders_fd(int fd, enum unpkg_fsclass cls,
+				   struct unpkg_err *err);
+
 #endif

@@ -861,14 +861,17 @@ END_TEST
 /* --- UNPKG_COMMIT_PER_FS ---------------------------------------------------
  * These tests run on the filesystem of the scratch directory ($TMPDIR) and
  * check what the flag does there: where syncfs is a full barrier, nothing
- * changes; elsewhere, each staged file is fdatasync'ed and each touched
- * directory fsync'ed.  tests/integration/submount.sh runs them again with
+ * changes, but where a commit orders the data (ext4 with a journal, xfs)
+ * the barrier before the renames waits for each file's writeback instead
+ * of a syncfs; elsewhere, each staged file is fdatasync'ed and each
+ * touched directory fsync'ed.  tests/integration/submount.sh runs them again with
  * TMPDIR on an ext2 filesystem, and checks a root with both kinds. */
 
 /* setup() with the flag; prints the class met, and says whether syncfs is
- * a full barrier there. */
+ * a full barrier there (and in *ordered, unless NULL, whether a commit
+ * orders the data there: unpkg_fsclass_commit_orders()). */
 static int setup_per_fs(struct fixture *f, enum unpkg_sync_mode mode,
-			unsigned int max_fds)
+			unsigned int max_fds, int *ordered)
 {
 	enum unpkg_fsclass cls;
 	struct unpkg_err err;
@@ -884,9 +887,12 @@ static int setup_per_fs(struct fixture *f, enum unpkg_sync_mode mode,
 	ck_assert_int_ge(fd, 0);
 	ck_assert_msg(unpkg_fsclass_detect(fd, &cls, NULL, &err) == 0, "%s",
 		      err.msg);
-	close(fd);
 	printf("per_fs: scratch directory on %s\n", unpkg_fsclass_name(cls));
 	fflush(stdout);
+	if (ordered != NULL)
+		*ordered = unpkg_fsclass_syncfs_full(cls) &&
+			   unpkg_fsclass_commit_orders_fd(fd, cls, &err) == 1;
+	close(fd);
 	return unpkg_sync_full(UNPKG_SYNC_SYNCFS, cls);
 }
 
@@ -913,9 +919,9 @@ START_TEST(test_per_fs_counts)
 {
 	struct fixture f;
 	char want[64];
-	int d, e, full, base;
+	int d, e, full, ordered, base;
 
-	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 0);
+	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 0, &ordered);
 	ck_assert_int_eq(mkdir(at(&f, "d/e"), 0755), 0);
 	d = dir_handle(&f, "d");
 	e = dir_handle(&f, "d/e");
@@ -923,15 +929,22 @@ START_TEST(test_per_fs_counts)
 	stage_file(&f, d, "a", "alpha", 0);
 	stage_file(&f, e, "b", "beta", 0);
 	stage_file(&f, e, "c", "gamma", 0);
-	/* kept open for the barrier only where syncfs cannot serve */
-	ck_assert_int_eq(count_open_fds() - base, full ? 0 : 3);
+	/* kept open for the barrier where syncfs cannot serve, or where
+	 * the barrier waits for each file's writeback */
+	ck_assert_int_eq(count_open_fds() - base, full && !ordered ? 0 : 3);
 	ck_assert_int_eq(symlinkat("a", unpkg_commit_dirfd(f.c, d, NULL),
 				   "l.dpkg-new"), 0);
 	ck_assert_int_eq(unpkg_commit_stage(f.c, d, "l.dpkg-new", "l", -1, 0,
 					    NULL), 0);
 	finish(&f);
 	ck_assert_int_eq(count_open_fds(), base);
-	if (full) {
+	if (ordered) {
+		/* writeback started when staged and waited for at the
+		 * barrier; the syncfs after the renames is the one flush */
+		ck_assert_uint_eq(f.st.syncfs, 1);
+		ck_assert_uint_eq(f.st.sync_file_range, 6);
+		ck_assert_uint_eq(f.st.fdatasync + f.st.fsync, 0);
+	} else if (full) {
 		/* exactly the plain syncfs strategy */
 		ck_assert_uint_eq(f.st.syncfs, 2);
 		ck_assert_uint_eq(f.st.fdatasync + f.st.fsync +
@@ -967,7 +980,7 @@ START_TEST(test_per_fs_sync_with)
 	struct unpkg_err err;
 	int full, base;
 
-	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 0);
+	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 0, NULL);
 	h.f = &f;
 	h.dir = dir_handle(&f, "d");
 	base = count_open_fds();
@@ -1000,7 +1013,7 @@ START_TEST(test_per_fs_budget)
 	struct fixture f;
 	int full, max_seen;
 
-	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 8);
+	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 8, NULL);
 	max_seen = stage_spread(&f, 4, 40);
 	finish(&f);
 	ck_assert_int_le(max_seen, 8 + 1);
@@ -1032,7 +1045,7 @@ START_TEST(test_per_fs_abort)
 	unsigned long syncs;
 	int d, full;
 
-	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 0);
+	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 0, NULL);
 	tu_write_file(at(&f, "d/a"), "old", 0644);
 	d = dir_handle(&f, "d");
 	stage_file(&f, d, "a", "new", UNPKG_STAGE_BACKUP);

@@ -121,6 +121,20 @@ START_TEST(test_full)
 }
 END_TEST
 
+/* Where a commit orders the data before it: ext4 with a journal and xfs
+ * only (not btrfs, nor ext2, tmpfs, overlayfs, other, nor out of range). */
+START_TEST(test_commit_orders)
+{
+	int i;
+
+	for (i = 0; i <= UNPKG_FSCLASS_COUNT; i++)
+		ck_assert_int_eq(unpkg_fsclass_commit_orders(
+					 (enum unpkg_fsclass)i),
+				 i == UNPKG_FSCLASS_EXT4 ||
+				 i == UNPKG_FSCLASS_XFS);
+}
+END_TEST
+
 START_TEST(test_set)
 {
 	static const enum unpkg_fsclass
@@ -328,6 +342,41 @@ START_TEST(test_ext_journal_task)
 	fake_put(f.sys, "fs/ext4/sda1/journal_task", "<none>\n");
 	fake_put(f.proc, "fs/ext4/sda1/options", options_journal);
 	ck_assert_int_eq(fake_classify(&f, makedev(8, 1)), UNPKG_FSCLASS_EXT2);
+	fake_free(&f);
+}
+END_TEST
+
+/* ext4 orders the data before a commit with barriers on and
+ * journal_async_commit off, as its options say; without them, or where
+ * they cannot be read, it counts as not ordering. */
+START_TEST(test_commit_orders_options)
+{
+	struct unpkg_err err;
+	struct fake f;
+	dev_t d = makedev(8, 1);
+
+	fake_init(&f);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_fsclass_commit_orders_dev(UNPKG_FSCLASS_EXT4,
+			 d, f.sys, f.proc, &err), 0);
+	fake_put(f.proc, "fs/ext4/sda1/options", options_journal);
+	ck_assert_int_eq(unpkg_fsclass_commit_orders_dev(UNPKG_FSCLASS_EXT4,
+			 d, f.sys, f.proc, &err), 1);
+	fake_put(f.proc, "fs/ext4/sda1/options",
+		 "rw\nnobarrier\ndata=ordered\n");
+	ck_assert_int_eq(unpkg_fsclass_commit_orders_dev(UNPKG_FSCLASS_EXT4,
+			 d, f.sys, f.proc, &err), 0);
+	fake_put(f.proc, "fs/ext4/sda1/options",
+		 "rw\nbarrier\njournal_async_commit\ndata=ordered\n");
+	ck_assert_int_eq(unpkg_fsclass_commit_orders_dev(UNPKG_FSCLASS_EXT4,
+			 d, f.sys, f.proc, &err), 0);
+	/* the others by their class alone */
+	ck_assert_int_eq(unpkg_fsclass_commit_orders_dev(UNPKG_FSCLASS_XFS,
+			 d, f.sys, f.proc, &err), 1);
+	ck_assert_int_eq(unpkg_fsclass_commit_orders_dev(UNPKG_FSCLASS_BTRFS,
+			 d, f.sys, f.proc, &err), 0);
+	ck_assert_int_eq(unpkg_fsclass_commit_orders_dev(UNPKG_FSCLASS_EXT2,
+			 d, f.sys, f.proc, &err), 0);
 	fake_free(&f);
 }
 END_TEST
@@ -695,6 +744,8 @@ int main(void)
 	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_table_is_safe);
 	tcase_add_test(tc, test_full);
+	tcase_add_test(tc, test_commit_orders);
+	tcase_add_test(tc, test_commit_orders_options);
 	tcase_add_test(tc, test_set);
 	tcase_add_test(tc, test_magic);
 	tcase_add_test(tc, test_ext_journal_task);

@@ -43,7 +43,7 @@ trap 'rc=$?; unmount_all; (exit $rc); on_exit' EXIT
 mount_img() {
 	local type=$1 dir=$2 img force=-F
 	shift 2
-	[ "$type" != btrfs ] || force=-f
+	[ "$type" != btrfs ] && [ "$type" != xfs ] || force=-f
 	img=$TESTDIR/img-$(echo "$dir" | md5sum | cut -c1-8).img
 	rm -f "$img"
 	truncate -s "${IMG_SIZE:-16M}" "$img"
@@ -472,15 +472,24 @@ else
 fi
 unmount_all
 
-section "the commit object's own tests, on ext2 and on tmpfs"
+section "the commit object's own tests, on ext2, tmpfs, ext4 and xfs"
 CHECK_COMMIT=$(dirname "$UNPKG")/../tests/check_commit
 [ -x "$CHECK_COMMIT" ] || hard_error "$CHECK_COMMIT is not built (make check builds it)"
 # tests/check_commit.c, test case per_fs: the counts it expects follow the
-# class of $TMPDIR's file system, which it prints
+# class of $TMPDIR's file system, which it prints (on ext4 with a journal
+# and xfs the barrier waits for each file's writeback instead of a syncfs)
 scratch=$TESTDIR/scratch
+fss="ext2 tmpfs ext4"
 mount_img ext2 "$scratch/ext2"
 mount_tmpfs "$scratch/tmpfs"
-for fs in ext2 tmpfs; do
+mount_img ext4 "$scratch/ext4"
+if command -v mkfs.xfs >/dev/null; then
+	IMG_SIZE=320M mount_img xfs "$scratch/xfs"
+	fss="$fss xfs"
+else
+	skip_part "check_commit per_fs on xfs" "mkfs.xfs is missing (xfsprogs)"
+fi
+for fs in $fss; do
 	if TMPDIR=$scratch/$fs CK_RUN_CASE=per_fs "$CHECK_COMMIT" \
 		>"$TESTDIR/ck-$fs" 2>&1; then
 		note "check_commit per_fs on $fs: passed"
