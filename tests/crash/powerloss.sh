@@ -75,7 +75,8 @@
 # -DUNPKG_BROKEN_RENAME_FIRST, given as CRASH_BROKEN_UNPKG), dpkg-safe
 # (dpkg --refuse-unsafe-io), dpkg-unsafe (dpkg --force-unsafe-io).
 # Scenarios: fresh (alpha 1.0 and beta 1.0 on a root holding keeper) and
-# upgrade (to alpha 2.0, beta 2.0), both with -i; and the other actions,
+# upgrade (to alpha 2.0, beta 2.0), both with -i, beta's trigger interests
+# changing with its version; and the other actions,
 # judged by S1, S2 and S3 (doc/design.md) instead of I4 and I5, in the
 # full matrix or when asked for (CRASH_SCENARIOS):
 #   configure  --configure -a, 2.0 unpacked over 1.0 (conffiles waiting)
@@ -575,6 +576,13 @@ make_beta() {
 	ln -s "$so" "$s/usr/lib/beta/libbeta.so"
 	text 40 "beta changelog $v" >"$s/usr/share/doc/beta/changelog"
 	echo "Beta in a directory keeper owns, $v" >"$s/usr/share/common/beta"
+	# interests nothing in the runs activates: every run changes
+	# triggers/ (File, beta-one in 1.0, beta-two in 2.0)
+	if [ "$v" = 1.0 ]; then
+		printf 'interest-noawait beta-one\ninterest-noawait /usr/share/beta-watch\n'
+	else
+		printf 'interest beta-two\ninterest-noawait /usr/share/beta-watch\n'
+	fi >"$s/DEBIAN/triggers"
 	stamp "$s" "$t"
 	build_deb "$TESTDIR/beta_$v.deb" "$s"
 }
