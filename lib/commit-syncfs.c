@@ -17,7 +17,7 @@
  *
  * Where a journal commit flushes the disk's cache before it and commits
  * metadata in order (ext4 with a journal and barriers, xfs:
- * unpkg_fsclass_commit_orders_fd()), the barrier before the renames needs no
+ * unpkg_fsclass_commit_orders_dev()), the barrier before the renames needs no
  * flush of its own: a staged file is kept open, its writeback started at
  * once, and the barrier waits for that writeback to complete
  * (sync_file_range with WAIT_AFTER).  No rename can reach the disk before
@@ -87,8 +87,8 @@ static int dir_fs(struct unpkg_commit *c, int dir, struct unpkg_err *err)
 	fd = unpkg_commit_dirfd(c, dir, err);
 	if (fd < 0 || unpkg_fsclass_detect(fd, &cls, NULL, err) < 0)
 		return -1;
-	ordered = unpkg_fsclass_syncfs_full(cls)
-		  ? unpkg_fsclass_commit_orders_fd(fd, cls, err) : 0;
+	ordered = unpkg_fsclass_commit_orders_dev(cls, d->dev, "/sys", "/proc",
+						  err);
 	if (ordered < 0)
 		return -1;
 	if (st->nfs == st->capfs) {

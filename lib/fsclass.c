@@ -361,19 +361,6 @@ int unpkg_fsclass_commit_orders_dev(enum unpkg_fsclass cls, dev_t dev,
 	       !has_token(buf, "journal_async_commit");
 }
 
-int unpkg_fsclass_commit_orders_fd(int fd, enum unpkg_fsclass cls,
-				   struct unpkg_err *err)
-{
-	struct stat st;
-
-	if (!unpkg_fsclass_commit_orders(cls))
-		return 0;
-	if (fstat(fd, &st) < 0)
-		return unpkg_err_sys(err, "fstat");
-	return unpkg_fsclass_commit_orders_dev(cls, st.st_dev, "/sys",
-					       "/proc", err);
-}
-
 /* What told an ext file system's class, by where the device's name and
  * the driver's view were read: [name from /sys][view from /sys]. */
 static const char *const ext_sources[2][2] = {

@@ -94,7 +94,7 @@ int unpkg_fsclass_syncfs_full(enum unpkg_fsclass cls);
  * durable once a later commit is, with the rename that commit carries.
  * ext4 with a journal (jbd2 writes each commit block with a cache flush
  * before it) and xfs (each checkpoint's first log write flushes the cache
- * first); not btrfs, whose renames reach the disk through transactions
+ * first), on both of which syncfs is a full barrier; not btrfs, whose renames reach the disk through transactions
  * and the log tree on their own terms, nor tmpfs, overlayfs, ext2 or
  * other.  A value out of range counts as UNPKG_FSCLASS_OTHER. */
 int unpkg_fsclass_commit_orders(enum unpkg_fsclass cls);
@@ -107,10 +107,5 @@ int unpkg_fsclass_commit_orders(enum unpkg_fsclass cls);
 int unpkg_fsclass_commit_orders_dev(enum unpkg_fsclass cls, dev_t dev,
 				    const char *sys, const char *proc,
 				    struct unpkg_err *err);
-
-/* The same for the file system of the open file `fd`, under /sys and
- * /proc; -1 if fstat() fails. */
-int unpkg_fsclass_commit_orders_fd(int fd, enum unpkg_fsclass cls,
-				   struct unpkg_err *err);
 
 #endif

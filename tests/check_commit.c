@@ -889,9 +889,14 @@ static int setup_per_fs(struct fixture *f, enum unpkg_sync_mode mode,
 		      err.msg);
 	printf("per_fs: scratch directory on %s\n", unpkg_fsclass_name(cls));
 	fflush(stdout);
-	if (ordered != NULL)
-		*ordered = unpkg_fsclass_syncfs_full(cls) &&
-			   unpkg_fsclass_commit_orders_fd(fd, cls, &err) == 1;
+	if (ordered != NULL) {
+		struct stat st;
+
+		ck_assert_int_eq(fstat(fd, &st), 0);
+		*ordered = unpkg_fsclass_commit_orders_dev(cls, st.st_dev,
+							   "/sys", "/proc",
+							   &err) == 1;
+	}
 	close(fd);
 	return unpkg_sync_full(UNPKG_SYNC_SYNCFS, cls);
 }
