@@ -581,9 +581,10 @@ int unpkg_triggers_publish(struct unpkg_triggers *t, int nosync,
 		}
 	}
 	t->interests_changed = 0;
+	t->ns = 0;		/* all in place: nothing for unstage to remove */
 	ret = 0;
 out:
-	/* what is not renamed yet goes */
+	/* (after an error, what is not renamed yet goes) */
 	unpkg_triggers_unstage(t);
 	return ret;
 }
@@ -607,7 +608,7 @@ void unpkg_triggers_unstage(struct unpkg_triggers *t)
 		return;
 	for (i = 0; i < t->ns; i++)
 		if (!t->sv[i].drop) {
-			/* ENOENT for those published */
+			/* ENOENT for those renamed before an error */
 			snprintf(tmp, sizeof(tmp), "%s.new", t->sv[i].name);
 			unlinkat(t->dfd, tmp, 0);
 		}
