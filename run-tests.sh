@@ -92,6 +92,7 @@ BY_DESIGN=(
 	"sanitizer build: memory: (whole test)|memory.sh measures unpkg's RSS, which in a sanitizer build is mostly ASan's own; it runs in the normal build"
 	"normal build: sanitizer: (whole test)|sanitizer.sh checks the sanitizers' reporting, which only the sanitizer build has"
 	"sanitizer build: check_deb: heap bound of many open packages|mallinfo2() does not see ASan's allocator; the bound is checked in the normal build"
+	"*: check_strategy: auto beside a device's dirty data|it needs \$TMPDIR on a file system with a device where auto takes syncfs; submount.sh runs it on ext4 and xfs"
 )
 
 # by_design KEY: print the reason if KEY ("BUILD: TEST: WHAT") is a skip
