@@ -15,13 +15,7 @@
 #include <unistd.h>
 
 #include "commit-impl.h"
-
-/* sync_file_range cannot serve on this file (no such call, or a
- * filesystem or file type without page-cache writeback control). */
-static int unsupported(int e)
-{
-	return e == ENOSYS || e == EINVAL || e == ESPIPE || e == EOPNOTSUPP;
-}
+#include "io.h"
 
 int commit_start_writeback(struct unpkg_commit *c, struct commit_entry *e,
 			   struct unpkg_err *err)
@@ -29,7 +23,7 @@ int commit_start_writeback(struct unpkg_commit *c, struct commit_entry *e,
 	c->stats->sync_file_range++;
 	if (sync_file_range(e->fd, 0, 0, SYNC_FILE_RANGE_WRITE) == 0)
 		return 0;
-	if (!unsupported(errno))
+	if (!unpkg_writeback_unsupported(errno))
 		return unpkg_err_sys(err, "cannot start writeback of %s",
 				     e->tmpname);
 	commit_fallback(c, &unpkg_commit_syncfs_ops,

@@ -23,8 +23,10 @@
  * (sync_file_range with WAIT_AFTER).  No rename can reach the disk before
  * a commit that carries it, whose flush makes the data completed before
  * durable first; the sync after the renames is that commit.  Files handed
- * over with unpkg_commit_sync_with() still get a syncfs at the barrier:
- * what is put in place after it (the mark's status) is not the commit's.
+ * over with unpkg_commit_sync_with() are waited for the same way: whoever
+ * renames them later fsyncs their directory after the rename (the
+ * database's new status, unpkg_db_write_end()), and that commit carries
+ * them.
  */
 #include "config.h"
 
@@ -36,6 +38,7 @@
 
 #include "commit-impl.h"
 #include "fsclass.h"
+#include "io.h"
 
 /* A file system the transaction touched, classified on first sight
  * (UNPKG_COMMIT_PER_FS). */
@@ -137,8 +140,7 @@ static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
 	 * the barrier does it all. */
 	c->stats->sync_file_range++;
 	if (sync_file_range(e->fd, 0, 0, SYNC_FILE_RANGE_WRITE) < 0 &&
-	    errno != ENOSYS && errno != EINVAL && errno != ESPIPE &&
-	    errno != EOPNOTSUPP)
+	    !unpkg_writeback_unsupported(errno))
 		return unpkg_err_sys(err, "cannot start writeback of %s/%s",
 				     c->dirs[e->dir].shown, e->tmpname);
 	return 0;
@@ -151,13 +153,12 @@ static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
 static int wait_written(struct unpkg_commit *c, struct commit_entry *e,
 			struct unpkg_err *err)
 {
+	int rc = unpkg_wait_written(e->fd);
+
 	c->stats->sync_file_range++;
-	if (sync_file_range(e->fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
-				 SYNC_FILE_RANGE_WRITE |
-				 SYNC_FILE_RANGE_WAIT_AFTER) == 0)
+	if (rc == 0)
 		return 0;
-	if (errno != ENOSYS && errno != EINVAL && errno != ESPIPE &&
-	    errno != EOPNOTSUPP)
+	if (rc < 0)
 		return unpkg_err_sync(err, "cannot write back %s/%s",
 				      c->dirs[e->dir].shown, e->tmpname);
 	c->stats->fdatasync++;
@@ -170,8 +171,9 @@ static int wait_written(struct unpkg_commit *c, struct commit_entry *e,
 /* One pass of UNPKG_COMMIT_PER_FS: the files still open on filesystems
  * where syncfs is not a full barrier are fdatasync'ed and closed, after
  * the renames (`renamed`) the directories touched there are fsync'ed;
- * before the renames, the staged files where a commit orders their data
- * are only waited for; and every other filesystem holding a touched
+ * where a commit orders their data, the staged files (before the renames)
+ * and the ones handed over with unpkg_commit_sync_with() (in either
+ * pass) are only waited for; and every other filesystem holding a touched
  * directory or an open file gets one syncfs. */
 static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		       struct unpkg_err *err)
@@ -191,8 +193,12 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		k = dir_fs(c, e->dir, err);
 		if (k < 0)
 			goto out;
-		if (fs_at(c, k)->ordered && !renamed &&
-		    !(e->flags & ENTRY_SYNC_ONLY)) {
+		/* where a commit orders them: before the renames, every
+		 * staged file is waited for; after them, those handed over
+		 * to be renamed later by their owner, whose fsync of their
+		 * directory then is their commit */
+		if (fs_at(c, k)->ordered &&
+		    (!renamed || (e->flags & ENTRY_SYNC_ONLY))) {
 			if (wait_written(c, e, err) < 0 ||
 			    commit_close_fd(c, e, err) < 0)
 				goto out;

@@ -107,6 +107,9 @@ struct unpkg_db {
 	char **made;
 	size_t nmade;
 	int written;		/* unpkg_db_write_begin() was called */
+	/* unpkg_db_order_writes(): the writeback waits are counted here;
+	 * NULL: status-new is fdatasync'ed. */
+	unsigned long *waits;
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -1488,6 +1491,36 @@ out:
 	return ret;
 }
 
+void unpkg_db_order_writes(struct unpkg_db *db, unsigned long *waits)
+{
+	db->waits = waits;
+}
+
+/* Make a new file of a write durable before its rename: fdatasync, or
+ * (unpkg_db_order_writes()) a wait for its writeback, which the fsync of
+ * the admindir after the rename flushes.  Where sync_file_range cannot
+ * serve, fdatasync. */
+static int sync_new(struct unpkg_db *db, int fd, const char *name,
+		    unsigned long *fsyncs, struct unpkg_err *err)
+{
+	if (db->waits != NULL) {
+		int rc = unpkg_wait_written(fd);
+
+		(*db->waits)++;
+		if (rc == 0)
+			return 0;
+		if (rc < 0)
+			return unpkg_err_sync(err, "cannot write back %s/%s",
+					      db->admindir, name);
+	}
+	if (fsyncs != NULL)
+		(*fsyncs)++;
+	if (fdatasync(fd) < 0)
+		return unpkg_err_sync(err, "cannot sync %s/%s", db->admindir,
+				      name);
+	return 0;
+}
+
 int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 		   struct unpkg_err *err)
 {
@@ -1497,15 +1530,9 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 
 	if (unpkg_db_write_begin(db, &s, err) < 0)
 		return -1;
-	for (i = 0; i < s.n && !(db->flags & UNPKG_DB_NOSYNC); i++) {
-		if (fsyncs != NULL)
-			(*fsyncs)++;
-		if (fdatasync(s.fd[i]) < 0) {
-			unpkg_err_sync(err, "cannot sync %s/%s", db->admindir,
-				       s.name[i]);
+	for (i = 0; i < s.n && !(db->flags & UNPKG_DB_NOSYNC); i++)
+		if (sync_new(db, s.fd[i], s.name[i], fsyncs, err) < 0)
 			goto fail;
-		}
-	}
 	for (i = 0; i < s.n; i++) {
 		int fd = s.fd[i];
 

@@ -145,7 +145,7 @@ int unpkg_db_serialise(const struct unpkg_db *db, char **out, size_t *len,
 		       struct unpkg_err *err);
 
 /* Make the in-memory state the on-disk state, atomically: write
- * status-new, fdatasync it, keep the previous status as status-old (hard
+ * status-new, fdatasync it (or wait for it: unpkg_db_order_writes()), keep the previous status as status-old (hard
  * link), rename status-new over status, fsync the admindir; then unlink the
  * updates/ files that were applied and fsync updates/ (so they cannot
  * reappear after a crash and roll the status back).  A missing
@@ -155,6 +155,15 @@ int unpkg_db_serialise(const struct unpkg_db *db, char **out, size_t *len,
  * calls made to *fsyncs if not NULL. */
 int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 		   struct unpkg_err *err);
+
+/* The admindir's file system commits its changes in order, each commit
+ * after a flush of the disk's cache (fsclass.h,
+ * unpkg_fsclass_commit_orders_dev()): unpkg_db_write() then waits for the
+ * writeback of status-new (sync_file_range) instead of fdatasync'ing it,
+ * and the fsync of the admindir after the rename makes the file and the
+ * rename durable together, one flush fewer a write.  Each wait is counted
+ * in *waits, which must outlive the database. */
+void unpkg_db_order_writes(struct unpkg_db *db, unsigned long *waits);
 
 /* The new files of a write, under their temporary names, not synced. */
 struct unpkg_db_staged {
@@ -166,8 +175,10 @@ struct unpkg_db_staged {
 /* unpkg_db_write() in two halves, for a caller that makes the new status
  * durable together with other files (one barrier for all):
  * unpkg_db_write_begin() writes the files into `s` and hands their
- * descriptors over (the caller must make them durable, fdatasync or a
- * syncfs of their filesystem, and close them); unpkg_db_write_end() then
+ * descriptors over (the caller must make them durable, fdatasync, a
+ * syncfs of their filesystem or, where the commits are ordered, a wait
+ * for their writeback before the fsync of the admindir that
+ * unpkg_db_write_end() makes, and close them); unpkg_db_write_end() then
  * puts them in place as unpkg_db_write() does, with the same fsyncs but
  * one: the rename of a new info/format is left to the caller's next sync
  * of info/ (a crash before it leaves no info/format, which dpkg and the

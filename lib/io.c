@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "io.h"
@@ -22,4 +23,18 @@ int unpkg_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int unpkg_writeback_unsupported(int e)
+{
+	return e == ENOSYS || e == EINVAL || e == ESPIPE || e == EOPNOTSUPP;
+}
+
+int unpkg_wait_written(int fd)
+{
+	if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
+				SYNC_FILE_RANGE_WRITE |
+				SYNC_FILE_RANGE_WAIT_AFTER) == 0)
+		return 0;
+	return unpkg_writeback_unsupported(errno) ? 1 : -1;
 }

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsclass.h"
 #include "run.h"
 #include "stanza.h"
 #include "strategy.h"
@@ -251,7 +253,10 @@ int run_db_stage(struct run *r, struct unpkg_err *err)
 /* Put the staged write in place. */
 int run_db_publish(struct run *r, struct unpkg_err *err)
 {
-	if (unpkg_triggers_publish(r->trig, 0, &r->stats->fsync, err) < 0 ||
+	/* where the commits are ordered, the admindir's fsync below makes
+	 * triggers/'s renames before it durable too */
+	if (unpkg_triggers_publish(r->trig, r->db_ordered, &r->stats->fsync,
+				   err) < 0 ||
 	    unpkg_db_write_end(r->db, &r->stats->fsync, err) < 0) {
 		if (err->code == UNPKG_ERR_SYNC)
 			r->sync_failed = 1;
@@ -401,6 +406,30 @@ static int load_overrides(struct run *r, struct unpkg_err *err)
 	return 0;
 }
 
+/* auto's database writes wait where the admindir's file system orders
+ * its commits (unpkg_db_order_writes()), and the interest files' renames
+ * go with the admindir's fsync that follows them (run_db_publish()). */
+static int order_db_writes(struct run *r, struct unpkg_err *err)
+{
+	int fd = unpkg_db_dirfd(r->db);
+	enum unpkg_fsclass cls;
+	struct stat st;
+	int ordered;
+
+	if (fstat(fd, &st) < 0)
+		return unpkg_err_sys(err, "cannot stat %s", r->o->admindir);
+	if (unpkg_fsclass_detect(fd, &cls, NULL, err) < 0)
+		return -1;
+	ordered = unpkg_fsclass_commit_orders_dev(cls, st.st_dev, "/sys",
+						  "/proc", err);
+	if (ordered < 0)
+		return -1;
+	if (ordered)
+		unpkg_db_order_writes(r->db, &r->stats->sync_file_range);
+	r->db_ordered = ordered;
+	return 0;
+}
+
 int run_open(struct run *r, const struct unpkg_install_opts *o,
 	     struct unpkg_stats *own, struct unpkg_err *err)
 {
@@ -427,6 +456,7 @@ int run_open(struct run *r, const struct unpkg_install_opts *o,
 	     unpkg_sync_choose_auto(unpkg_root_fd(r->root),
 				    unpkg_db_dirfd(r->db), o->dirty_max_kib,
 				    r->stats, &mode, err) < 0) ||
+	    (o->sync_auto && order_db_writes(r, err) < 0) ||
 	    unpkg_commit_new_flags(mode, o->sync_auto ? UNPKG_COMMIT_PER_FS
 						      : 0, r->stats, o->events,
 				   0, &r->commit, err) < 0 ||

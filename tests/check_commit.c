@@ -972,7 +972,9 @@ START_TEST(test_per_fs_counts)
 END_TEST
 
 /* Files handed over (the database's) go with the strategy's syncs: the
- * early one with the barrier, the late one with the renames. */
+ * early one with the barrier, the late one with the renames.  Where a
+ * commit orders the data, both are only waited for: their owner renames
+ * them and fsyncs their directory later. */
 START_TEST(test_per_fs_sync_with)
 {
 	struct fixture f;
@@ -983,9 +985,9 @@ START_TEST(test_per_fs_sync_with)
 		.ctx = &h,
 	};
 	struct unpkg_err err;
-	int full, base;
+	int full, ordered, base;
 
-	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 0, NULL);
+	full = setup_per_fs(&f, UNPKG_SYNC_SYNCFS, 0, &ordered);
 	h.f = &f;
 	h.dir = dir_handle(&f, "d");
 	base = count_open_fds();
@@ -996,7 +998,13 @@ START_TEST(test_per_fs_sync_with)
 		      "%s", err.msg);
 	ck_assert_str_eq(h.log, "sr");
 	ck_assert_int_eq(count_open_fds(), base);
-	if (full) {
+	if (ordered) {
+		/* a's writeback started and waited for, early and late
+		 * waited for; the syncfs after the renames is a's commit */
+		ck_assert_uint_eq(f.st.sync_file_range, 4);
+		ck_assert_uint_eq(f.st.syncfs, 1);
+		ck_assert_uint_eq(f.st.fdatasync + f.st.fsync, 0);
+	} else if (full) {
 		ck_assert_uint_eq(f.st.syncfs, 2);
 		ck_assert_uint_eq(f.st.fdatasync + f.st.fsync, 0);
 	} else {

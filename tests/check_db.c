@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1191,6 +1192,78 @@ START_TEST(t_write_atomic)
 }
 END_TEST
 
+/* A write of the database with "b" put, ordered (unpkg_db_order_writes()),
+ * in a child that first has sync_file_range fail with `deny` (0: not):
+ * the child exits 0 if the write returned `ret`, with `fsyncs` fsyncs and
+ * `waits` waits, and left the status with "b" exactly if it succeeded. */
+static int ordered_write_child(const struct fixture *fx, int deny, int ret,
+			       unsigned long fsyncs, unsigned long waits)
+{
+	struct unpkg_db *db;
+	struct unpkg_err err;
+	unsigned long fs = 0, w = 0;
+	char *data;
+	int rc;
+
+	if (deny != 0 && tu_deny_syscall(__NR_sync_file_range, deny) < 0)
+		return 99;
+	db = open_ok(fx->admin, 0);
+	unpkg_db_order_writes(db, &w);
+	unpkg_err_init(&err);
+	if (unpkg_db_put(db, "b", "all", stz("b", "all", NULL, INST, "2"),
+			 &err) < 0)
+		return 98;
+	rc = unpkg_db_write(db, &fs, &err);
+	unpkg_db_free(db);
+	data = fx_read(fx, "status");
+	if (rc != ret || fs != fsyncs || w != waits ||
+	    (strstr(data, "Package: b\n") != NULL) != (ret == 0) ||
+	    fx_exists(fx, "status-new"))
+		return 1;
+	if (ret < 0 && err.code != UNPKG_ERR_SYNC)
+		return 2;
+	return 0;
+}
+
+/* Ordered writes: status-new is waited for instead of fdatasync'ed, and
+ * the admindir's fsync after the rename is the write's only sync; where
+ * sync_file_range is missing, status-new is fdatasync'ed; a failed wait
+ * is a failed sync that leaves the status as it was. */
+START_TEST(t_ordered_writes)
+{
+	static const struct {
+		int deny, ret;
+		unsigned long fsyncs, waits;
+	} cases[] = {
+		{ 0, 0, 1, 1 },
+		{ ENOSYS, 0, 2, 1 },
+		{ EIO, -1, 0, 1 },
+	};
+	struct fixture fx;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pid_t pid;
+		int status;
+
+		fx_init(&fx);
+		fx_write(&fx, "status", stz("a", "all", NULL, INST, "1"));
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0)
+			_exit(ordered_write_child(&fx, cases[i].deny,
+						  cases[i].ret,
+						  cases[i].fsyncs,
+						  cases[i].waits));
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert(WIFEXITED(status));
+		ck_assert_msg(WEXITSTATUS(status) == 0, "case %zu: exit %d",
+			      i, WEXITSTATUS(status));
+		fx_destroy(&fx);
+	}
+}
+END_TEST
+
 /* The write in two halves: begin leaves status as it was and hands over
  * status-new (and a missing info/format) unsynced; end puts them in
  * place with the admindir's fsync only. */
@@ -1609,6 +1682,7 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, t_locks);
 	tcase_add_test(tc, t_write_atomic);
 	tcase_add_test(tc, t_write_halves);
+	tcase_add_test(tc, t_ordered_writes);
 	tcase_add_test(tc, t_put);
 	tcase_add_test(tc, t_read_list);
 	tcase_add_test(tc, t_load_files);

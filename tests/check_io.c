@@ -122,6 +122,31 @@ START_TEST(test_nothing)
 }
 END_TEST
 
+/* A regular file's writeback is waited for; a pipe cannot be (the caller
+ * syncs another way); a bad descriptor is an error. */
+START_TEST(test_wait_written)
+{
+	char path[] = "/tmp/check_io.XXXXXX";
+	int fd, p[2];
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(unpkg_write_all(fd, "data\n", 5), 0);
+	ck_assert_int_eq(unpkg_wait_written(fd), 0);
+	close(fd);
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(unpkg_wait_written(p[1]), 1);
+	close(p[0]);
+	close(p[1]);
+	ck_assert_int_eq(unpkg_wait_written(-1), -1);
+	ck_assert_int_eq(errno, EBADF);
+	ck_assert(unpkg_writeback_unsupported(ENOSYS));
+	ck_assert(unpkg_writeback_unsupported(EOPNOTSUPP));
+	ck_assert(!unpkg_writeback_unsupported(EIO));
+	unlink(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("io");
@@ -130,6 +155,7 @@ int main(void)
 	tcase_add_test(tc, test_interrupted);
 	tcase_add_test(tc, test_short_then_error);
 	tcase_add_test(tc, test_nothing);
+	tcase_add_test(tc, test_wait_written);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

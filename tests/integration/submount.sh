@@ -472,6 +472,71 @@ else
 fi
 unmount_all
 
+section "auto's database writes: waited for where the commits are ordered"
+# A --configure without scripts writes the database once.  On ext2 (auto:
+# uring) status-new is fdatasync'ed before its rename and the admindir
+# fsync'ed after it; on ext4 with a journal and xfs status-new is only
+# waited for (sync_file_range), and the fsync after the rename is the one
+# commit, with the flush, that makes both durable.
+# A removal that drops an interest renames triggers/'s files before the
+# status: triggers/ is fsync'ed on ext2, and where the commits are ordered
+# the admindir's fsync after the status's rename carries it.
+new_pkg "$TESTDIR/pkg-smint" smint
+echo "interest smint-trigger" >"$TESTDIR/pkg-smint/DEBIAN/triggers"
+build_deb "$TESTDIR/smint.deb" "$TESTDIR/pkg-smint"
+fss="ext2 ext4"
+command -v mkfs.xfs >/dev/null && fss="$fss xfs" ||
+	skip_part "database writes on xfs" "mkfs.xfs is missing (xfsprogs)"
+for fs in $fss; do
+	root=$TESTDIR/dbw-$fs
+	IMG_SIZE=320M mount_img "$fs" "$root"
+	mkroot "$root"
+	adm=$root/var/lib/dpkg
+	"$UNPKG" --root="$root" --unpack "$TESTDIR/smlocal.deb" \
+		>/dev/null 2>"$TESTDIR/err" ||
+		{ show_file "$TESTDIR/err"; fail "unpkg --unpack on $fs failed"; }
+	strace -f -y -qq -o "$TESTDIR/trace" \
+		-e trace=fsync,sync_file_range,rename,renameat,renameat2 \
+		"$UNPKG" --root="$root" --stats --configure smlocal \
+		>"$TESTDIR/out" 2>"$TESTDIR/err" ||
+		{ show_file "$TESTDIR/err"; fail "unpkg --configure on $fs failed"; }
+	waits=1
+	if [ "$fs" = ext2 ]; then
+		waits=0
+		calls='sync_file_range=0 fdatasync=0 fsync=2 syncfs=0'
+	else
+		calls='sync_file_range=1 fdatasync=0 fsync=1 syncfs=0'
+		# status-new waited for (WAIT_AFTER) before its rename, the
+		# admindir fsync'ed after it
+		awk -v adm="$adm" '
+		/ = -1 / { next }
+		$2 ~ /^sync_file_range\(/ && index($0, "<" adm "/status-new>") &&
+			/SYNC_FILE_RANGE_WAIT_AFTER/ { waited = NR }
+		$2 ~ /^rename/ && index($0, "\"status-new\"") { renamed = NR }
+		$2 ~ /^fsync\(/ && index($0, "<" adm ">") && renamed { synced = NR }
+		END { exit !(waited && renamed > waited && synced > renamed) }' \
+			"$TESTDIR/trace" ||
+			{ show_file "$TESTDIR/trace"; check_fail "$fs: order of the database write"; }
+	fi
+	assert_grep "^stats: calls $calls " "$TESTDIR/out" "$fs: the database write's syncs"
+	note "$fs: $calls"
+
+	"$UNPKG" --root="$root" -i "$TESTDIR/smint.deb" \
+		>/dev/null 2>"$TESTDIR/err" ||
+		{ show_file "$TESTDIR/err"; fail "unpkg -i smint on $fs failed"; }
+	[ -f "$adm/triggers/smint-trigger" ] ||
+		fail "$fs: no interest file triggers/smint-trigger"
+	strace -f -y -qq -o "$TESTDIR/trace" -e trace=fsync \
+		"$UNPKG" --root="$root" --remove smint \
+		>/dev/null 2>"$TESTDIR/err" ||
+		{ show_file "$TESTDIR/err"; fail "unpkg --remove on $fs failed"; }
+	[ ! -e "$adm/triggers/smint-trigger" ] ||
+		check_fail "$fs: triggers/smint-trigger left after the removal"
+	expect_count "$fs: fsync of triggers/ by the removal" \
+		"$(calls fsync "$adm/triggers")" $((1 - waits))
+done
+unmount_all
+
 section "the commit object's and auto's own tests, on ext2, tmpfs, ext4 and xfs"
 # run_case PROG CASE FS: PROG's test case CASE with $TMPDIR on the scratch
 # file system FS; it must pass, say it ran on FS, and (with a fourth
