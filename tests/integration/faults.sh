@@ -72,7 +72,8 @@
 #    the file system (every second one for remove and purge), about 12
 #    points for each other strategy.
 # 2. Failing system calls (strace error injection): ENOSPC at each write
-#    to a file, EIO at each fdatasync / fsync / syncfs (see fault_at for
+#    to a file, EIO at each fdatasync / fsync / syncfs and each wait for
+#    a file's writeback, sync_file_range with WAIT_AFTER (see fault_at for
 #    what must hold afterwards); every one with auto and dpkg, about 12
 #    syncs with the other strategies; EIO at every sync of the other
 #    actions' scenarios with auto.
@@ -97,12 +98,18 @@
 #                             changes the file system or at the calls
 #                             numbered N (to reproduce one finding)
 #   UNPKG_FAULTS_ONLY=upgrade/T/enospc, S/T/eio, selftest
-#                             only that part
+#                             only that part (several, separated by spaces:
+#                             each of them, and the runs of part 2 listed)
 #   UNPKG_FAULTS_STRICT=1     known bugs, and stock dpkg's violations,
 #                             fail the test
 #   UNPKG_FAULTS_MAXSHOW=N    violations printed in full per case (default 5)
 #   UNPKG_FAULTS_TMPFS=0      run parts 1 and 2 in the scratch directory
 #                             instead of a tmpfs
+#   UNPKG_FAULTS_FS=TYPE      run them on a fresh file system of TYPE (ext4,
+#                             xfs, ...) on a loop device instead: on ext4
+#                             with a journal and xfs auto waits for the
+#                             writeback where it would flush elsewhere
+#                             (faults-ordered.sh)
 # shellcheck source=tests/integration/lib.sh
 . "${TESTLIB:?TESTLIB is not set}"
 # shellcheck source=tests/integration/invariants.sh
@@ -127,7 +134,19 @@ MAXSHOW=${UNPKG_FAULTS_MAXSHOW:-5}
 # the scratch directory.
 W=$TESTDIR/w
 mkdir -p "$W"
-if [ "${UNPKG_FAULTS_TMPFS:-1}" = 1 ] && [ "${UNPKG_TEST_KEEP:-0}" != 1 ] &&
+if [ -n "${UNPKG_FAULTS_FS:-}" ]; then
+	need_mounts
+	need_cmd "mkfs.$UNPKG_FAULTS_FS"
+	truncate -s 512M "$TESTDIR/w.img"
+	case $UNPKG_FAULTS_FS in
+	xfs | btrfs) "mkfs.$UNPKG_FAULTS_FS" -q -f "$TESTDIR/w.img" >/dev/null ;;
+	*) "mkfs.$UNPKG_FAULTS_FS" -q -F "$TESTDIR/w.img" >/dev/null ;;
+	esac
+	mount -o loop -t "$UNPKG_FAULTS_FS" "$TESTDIR/w.img" "$W" ||
+		hard_error "cannot mount a $UNPKG_FAULTS_FS image on $W"
+	register_mount "$W"
+	note "work directory on $UNPKG_FAULTS_FS"
+elif [ "${UNPKG_FAULTS_TMPFS:-1}" = 1 ] && [ "${UNPKG_TEST_KEEP:-0}" != 1 ] &&
 	mount -t tmpfs -o mode=0755 unpkg-faults "$W" 2>/dev/null; then
 	register_mount "$W"
 	note "work directory on a tmpfs"
@@ -817,7 +836,7 @@ judge() {
 # --- 2. failing system calls ------------------------------------------------
 
 # A fault run is traced with the calls that matter afterwards.
-FAULT_TRACE=fdatasync,fsync,syncfs,write,pwrite64,writev,rename,renameat,renameat2,unlinkat,mkdirat,openat
+FAULT_TRACE=fdatasync,fsync,syncfs,sync_file_range,write,pwrite64,writev,rename,renameat,renameat2,unlinkat,mkdirat,openat
 
 # progress TRACE: for each package of the run, what the traced calls did
 # to it: "PKG STARTED RENAMED", STARTED 1 once a *.dpkg-new entry of one
@@ -866,7 +885,7 @@ progress() {
 #     that marks the packages, before any file is touched, may leave the
 #     mark (undoing it would need another sync of the directory that
 #     failed);
-#   - after a failed fdatasync/fsync/syncfs: no further sync call on the
+#   - after a failed fdatasync/fsync/syncfs/wait: no further sync call on the
 #     same file or directory (a retry can wrongly succeed: the kernel may
 #     have dropped the dirty pages), and no staged entry renamed into
 #     place (DESIGN.md: a sync error is fatal for the run);
@@ -874,7 +893,7 @@ progress() {
 fault_at() {
 	local label=$1 spec=$2 cause=$3 rc=0 inj obj base fault_rc sync=0
 	local any_started=0 any_renamed=0 p started renamed hit=
-	case $spec in fdatasync:* | fsync:* | syncfs:*) sync=1 ;; esac
+	case $spec in fdatasync:* | fsync:* | syncfs:* | sync_file_range:*) sync=1 ;; esac
 	reset_root "$CASE_TPL"
 	strace -f -qq -y -s 40 -o "$W/fault.trace" -e trace="$FAULT_TRACE" \
 		-e inject="$spec" "${CASE_CMD[@]}" \
@@ -925,7 +944,8 @@ fault_at() {
 			if (index(r, "<" obj ">")) done = 1
 			next
 		}
-		/ (fdatasync|fsync|syncfs)\(/ && index($0, "<" obj ">)") {
+		/ (fdatasync|fsync|syncfs)\(/ && index($0, "<" obj ">)") ||
+		/ sync_file_range\(.*WAIT_AFTER/ && index($0, "<" obj ">,") {
 			print "the failed sync was retried: " substr($0, index($0, " ") + 1) " [known bug: sync-retried]"
 		}
 		/rename/ && /\.dpkg-new", / && !/status-new/ {
@@ -999,7 +1019,9 @@ fault_at() {
 	local where='' msg
 	[ -z "$inj" ] || where="${inj#*:}"
 	where=$(sed -E 's/^[0-9]+ +//; s/ += -1 .*//' <<<"$where")
-	msg=$(grep -v '^Errors were encountered\|^ [^ ]*\.deb$' "$W/fault.err" | tr '\n' ' ' | cut -c1-160)
+	# (a run that did not fail may have said nothing)
+	msg=$({ grep -v '^Errors were encountered\|^ [^ ]*\.deb$' "$W/fault.err" || true; } |
+		tr '\n' ' ' | cut -c1-160)
 	printf '%s\t%s\t%s\t%s\t%s\n' "$CASE" "$label" "$where" "$fault_rc" "$msg" >>"$W/faults.log"
 	if [ -s "$W/viol" ]; then
 		CASE_FAULT_VIOLATIONS=$((CASE_FAULT_VIOLATIONS + 1))
@@ -1014,7 +1036,8 @@ fault_at() {
 }
 
 # fault_case SCENARIO STRATEGY WHAT [TARGET]: ENOSPC at each write to a
-# file (WHAT=enospc), or EIO at each fdatasync, fsync and syncfs (WHAT=eio)
+# file (WHAT=enospc), or EIO at each fdatasync, fsync and syncfs and each
+# wait for a file's writeback (sync_file_range with WAIT_AFTER) (WHAT=eio)
 # of the crash-free run; with TARGET, at about that many of them, evenly
 # spread.
 fault_case() {
@@ -1026,7 +1049,8 @@ fault_case() {
 	local t0=$SECONDS
 	case $what in
 	enospc) awk '$2 == "write" && $4 == 1 { print "write", $3 }' "$CASE_DIR/points" ;;
-	eio) awk '$2 ~ /^(fdatasync|fsync|syncfs)$/ { print $2, $3 }' "$CASE_DIR/points" ;;
+	eio) awk '$2 ~ /^(fdatasync|fsync|syncfs)$/ ||
+		($2 == "sync_file_range" && /WAIT_AFTER/) { print $2, $3 }' "$CASE_DIR/points" ;;
 	esac >"$CASE_DIR/faults"
 	count=$(wc -l <"$CASE_DIR/faults")
 	[ "$target" -eq 0 ] || stride=$(((count + target - 1) / target))
@@ -1236,16 +1260,20 @@ env_overlay() {
 # --- main ---------------------------------------------------------------------
 
 if [ -n "$ONLY" ]; then
-	o_case=${ONLY%%:*} o_pts=
-	case $ONLY in *:*) o_pts=${ONLY#*:} ;; esac
-	case ${o_case##*/} in
-	selftest)
-		prepare_case upgrade dpkg && kill_points "$CASE_DIR/trace" >"$CASE_DIR/points" && selftest
-		selftest_rules
-		;;
-	enospc | eio) fault_case "${o_case%%/*}" "$(cut -d/ -f2 <<<"$o_case")" "${o_case##*/}" ;;
-	*) kill_case "${o_case%/*}" "${o_case#*/}" all "$o_pts" ;;
-	esac
+	for only in $ONLY; do
+		o_case=${only%%:*} o_pts=
+		case $only in *:*) o_pts=${only#*:} ;; esac
+		case ${o_case##*/} in
+		selftest)
+			prepare_case upgrade dpkg && kill_points "$CASE_DIR/trace" >"$CASE_DIR/points" && selftest
+			selftest_rules
+			;;
+		enospc | eio) fault_case "${o_case%%/*}" "$(cut -d/ -f2 <<<"$o_case")" "${o_case##*/}" ;;
+		*) kill_case "${o_case%/*}" "${o_case#*/}" all "$o_pts" ;;
+		esac
+	done
+	# the runs of part 2, each: case, fault, failed call, exit status
+	sed -E "s|$ROOT||g; s/^/$TEST_NAME: fault run: /" "$W/faults.log"
 	exit 0
 fi
 
