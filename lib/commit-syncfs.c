@@ -26,7 +26,9 @@
  * over with unpkg_commit_sync_with() are waited for the same way: whoever
  * renames them later fsyncs their directory after the rename (the
  * database's new status, unpkg_db_write_end()), and that commit carries
- * them.
+ * them.  It carries the renames of the pass before them too, since a
+ * journal commits its changes in order: where such a file is handed over
+ * after the renames, the syncfs after them is left to its owner's fsync.
  */
 #include "config.h"
 
@@ -48,6 +50,9 @@ struct commit_fs {
 	int full;		/* syncfs is a full barrier there */
 	int ordered;		/* a commit flushes completed writes first */
 	int synced;		/* syncfs'ed in the current pass */
+	/* after the renames, a file handed over lies here: its owner's
+	 * fsync after its rename commits the renames too */
+	int deferred;
 };
 
 /* The strategy's state (c->state), made on first use: the file systems
@@ -183,7 +188,7 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 	int ret = -1;
 
 	for (i = 0; st != NULL && i < st->nfs; i++)
-		st->fs[i].synced = 0;
+		st->fs[i].synced = st->fs[i].deferred = 0;
 	for (i = 0; i < c->nents; i++) {
 		struct commit_entry *e = &c->ents[i];
 		int k;
@@ -202,6 +207,7 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 			if (wait_written(c, e, err) < 0 ||
 			    commit_close_fd(c, e, err) < 0)
 				goto out;
+			fs_at(c, k)->deferred |= renamed;
 			continue;
 		}
 		if (fs_at(c, k)->full) {
@@ -232,6 +238,10 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		 * it (entries, directories, backups) reaches the disk with
 		 * the commit that carries the renames, or before it */
 		if (fs_at(c, k)->ordered && !renamed && !d->pending)
+			continue;
+		/* after them, the commit of a file handed over carries
+		 * them (a journal commits its changes in order) */
+		if (fs_at(c, k)->deferred)
 			continue;
 		if (fs_at(c, k)->full && fs_at(c, k)->synced)
 			continue;

@@ -203,7 +203,10 @@ int unpkg_commit_stage(struct unpkg_commit *c, int dir, const char *tmpname,
 		       struct unpkg_err *err);
 
 /* Barrier, rename pass, directory sync (see above).  On success the
- * transaction's entries are committed; the backups remain until
+ * transaction's entries are committed (or, after a file was handed over
+ * from the `renamed` hook where the commits are ordered, are once the
+ * caller's fsync that unpkg_commit_sync_with() asks for is made); the
+ * backups remain until
  * unpkg_commit_release(); the object can stage more entries, which a
  * second finish commits (abort then undoes both).  On failure the caller
  * calls unpkg_commit_abort(). */
@@ -214,9 +217,13 @@ int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err);
  * durable with the staged data at the next barrier, or, handed over from
  * the `renamed` hook of unpkg_commit_finish_hooked(), with the renames.
  * Then it is closed; it is never renamed, restored or removed.  Every
- * strategy syncs it, none included: it belongs to the database.  `name`
- * names it in messages.  The descriptor passes to the commit object even
- * on error. */
+ * strategy syncs it, none included: it belongs to the database.  Where
+ * auto's syncfs finds the commits of its file system ordered
+ * (commit-syncfs.c), it is only waited for, and the caller must rename it
+ * and then fsync a directory of that file system: that commit makes it
+ * durable, and, handed over from the `renamed` hook, the transaction's
+ * renames there too, whose syncfs is left to it.  `name` names it in
+ * messages.  The descriptor passes to the commit object even on error. */
 int unpkg_commit_sync_with(struct unpkg_commit *c, int dir, const char *name,
 			   int fd, struct unpkg_err *err);
 
@@ -224,7 +231,8 @@ int unpkg_commit_sync_with(struct unpkg_commit *c, int dir, const char *name,
  * skipped.  A hook's error fails the finish. */
 struct unpkg_commit_hooks {
 	/* After the barrier, before the rename pass: everything staged (and
-	 * handed over) is durable, nothing is renamed yet. */
+	 * handed over, but for the waits of unpkg_commit_sync_with()) is
+	 * durable, nothing is renamed yet. */
 	int (*synced)(void *ctx, struct unpkg_err *err);
 	/* After the rename pass, before the renames are made durable.  What
 	 * the hook stages gets a barrier and rename pass of its own; files it

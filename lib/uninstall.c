@@ -1056,10 +1056,11 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 	if (r.db_dirty || r.npkgs > 0) {
 		if (run_finish(&r, &h, err) < 0)
 			goto out;	/* the files come back */
-		/* The removals are durable from here on: a failed sync of
-		 * the record must not bring the files back under a status
-		 * that may already say they are gone (the mark stays
-		 * durable: half-installed). */
+		/* The removals are done from here on (durable, or where
+		 * the commits are ordered carried by the record's commit):
+		 * a failed sync of the record must not bring the files back
+		 * under a status that may already say they are gone (the
+		 * mark stays durable: half-installed). */
 		if ((c.staged ? run_db_publish(&r, err)
 			      : r.db_dirty ? run_write_db(&r, err) : 0) < 0) {
 			run_release(&r);
