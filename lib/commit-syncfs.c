@@ -109,11 +109,12 @@ static int dir_fs(struct unpkg_commit *c, int dir, struct unpkg_err *err)
 		st->capfs = cap;
 	}
 	fs = &st->fs[st->nfs];
-	fs->dev = d->dev;
-	fs->cls = cls;
-	fs->full = unpkg_fsclass_syncfs_full(cls);
-	fs->ordered = ordered;
-	fs->synced = 0;
+	*fs = (struct commit_fs){
+		.dev = d->dev,
+		.cls = cls,
+		.full = unpkg_fsclass_syncfs_full(cls),
+		.ordered = ordered,
+	};
 	unpkg_stats_add_fsclass(c->stats, unpkg_fsclass_name(cls));
 	return (int)st->nfs++;
 }
