@@ -145,10 +145,11 @@ int unpkg_db_serialise(const struct unpkg_db *db, char **out, size_t *len,
 		       struct unpkg_err *err);
 
 /* Make the in-memory state the on-disk state, atomically: write
- * status-new, fdatasync it (or wait for it: unpkg_db_order_writes()), keep the previous status as status-old (hard
- * link), rename status-new over status, fsync the admindir; then unlink the
- * updates/ files that were applied and fsync updates/ (so they cannot
- * reappear after a crash and roll the status back).  A missing
+ * status-new, fdatasync it (or wait for it: unpkg_db_order_writes()),
+ * keep the previous status as status-old (hard link), rename status-new
+ * over status, fsync the admindir; then unlink the updates/ files that
+ * were applied and fsync updates/ (so they cannot reappear after a crash
+ * and roll the status back).  A missing
  * info/format is written the same way, in the same write.  With
  * UNPKG_DB_NOSYNC the fsyncs are skipped, and so is a directory fsync that
  * failed before (see unpkg_db_durable()).  Adds the number of fsync-family
