@@ -433,8 +433,9 @@ int unpkg_fsclass_classify(unsigned long fs_type, dev_t dev, const char *sys,
 	}
 }
 
-int unpkg_fsclass_detect(int fd, enum unpkg_fsclass *out,
-			 const char **source, struct unpkg_err *err)
+/* The class of the file system of `fd`, and its device in *dev. */
+static int detect_dev(int fd, enum unpkg_fsclass *out, dev_t *dev,
+		      const char **source, struct unpkg_err *err)
 {
 	struct statfs sfs;
 	struct stat st;
@@ -443,6 +444,25 @@ int unpkg_fsclass_detect(int fd, enum unpkg_fsclass *out,
 		return unpkg_err_sys(err, "fstatfs");
 	if (fstat(fd, &st) < 0)
 		return unpkg_err_sys(err, "fstat");
+	*dev = st.st_dev;
 	return unpkg_fsclass_classify((unsigned long)sfs.f_type, st.st_dev,
 				      "/sys", "/proc", out, source, err);
+}
+
+int unpkg_fsclass_detect(int fd, enum unpkg_fsclass *out,
+			 const char **source, struct unpkg_err *err)
+{
+	dev_t dev;
+
+	return detect_dev(fd, out, &dev, source, err);
+}
+
+int unpkg_fsclass_commit_orders_fd(int fd, struct unpkg_err *err)
+{
+	enum unpkg_fsclass cls;
+	dev_t dev;
+
+	if (detect_dev(fd, &cls, &dev, NULL, err) < 0)
+		return -1;
+	return unpkg_fsclass_commit_orders_dev(cls, dev, "/sys", "/proc", err);
 }

@@ -94,9 +94,10 @@ int unpkg_fsclass_syncfs_full(enum unpkg_fsclass cls);
  * durable once a later commit is, with the rename that commit carries.
  * ext4 with a journal (jbd2 writes each commit block with a cache flush
  * before it) and xfs (each checkpoint's first log write flushes the cache
- * first), on both of which syncfs is a full barrier; not btrfs, whose renames reach the disk through transactions
- * and the log tree on their own terms, nor tmpfs, overlayfs, ext2 or
- * other.  A value out of range counts as UNPKG_FSCLASS_OTHER. */
+ * first), on both of which syncfs is a full barrier; not btrfs, whose
+ * renames reach the disk through transactions and the log tree on their
+ * own terms, nor tmpfs, overlayfs, ext2 or other.  A value out of range
+ * counts as UNPKG_FSCLASS_OTHER. */
 int unpkg_fsclass_commit_orders(enum unpkg_fsclass cls);
 
 /* unpkg_fsclass_commit_orders() for the file system of device `dev`, as
@@ -107,5 +108,10 @@ int unpkg_fsclass_commit_orders(enum unpkg_fsclass cls);
 int unpkg_fsclass_commit_orders_dev(enum unpkg_fsclass cls, dev_t dev,
 				    const char *sys, const char *proc,
 				    struct unpkg_err *err);
+
+/* unpkg_fsclass_commit_orders_dev() for the file system of the open file
+ * `fd`, classified as unpkg_fsclass_detect() does.  1 or 0; -1 on error
+ * (fstatfs() or fstat() failed, memory ran out). */
+int unpkg_fsclass_commit_orders_fd(int fd, struct unpkg_err *err);
 
 #endif

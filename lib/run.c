@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fsclass.h"
@@ -411,17 +410,9 @@ static int load_overrides(struct run *r, struct unpkg_err *err)
  * go with the admindir's fsync that follows them (run_db_publish()). */
 static int order_db_writes(struct run *r, struct unpkg_err *err)
 {
-	int fd = unpkg_db_dirfd(r->db);
-	enum unpkg_fsclass cls;
-	struct stat st;
-	int ordered;
+	int ordered = unpkg_fsclass_commit_orders_fd(unpkg_db_dirfd(r->db),
+						     err);
 
-	if (fstat(fd, &st) < 0)
-		return unpkg_err_sys(err, "cannot stat %s", r->o->admindir);
-	if (unpkg_fsclass_detect(fd, &cls, NULL, err) < 0)
-		return -1;
-	ordered = unpkg_fsclass_commit_orders_dev(cls, st.st_dev, "/sys",
-						  "/proc", err);
 	if (ordered < 0)
 		return -1;
 	if (ordered)

@@ -485,6 +485,9 @@ START_TEST(test_detect_errors)
 	ck_assert_int_eq(unpkg_fsclass_detect(-1, &c, NULL, &err), -1);
 	ck_assert_int_eq(err.code, UNPKG_ERR_SYS);
 	ck_assert_int_eq(err.errnum, EBADF);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_fsclass_commit_orders_fd(-1, &err), -1);
+	ck_assert_int_eq(err.errnum, EBADF);
 
 	/* procfs is "other". */
 	fd = open("/proc", O_RDONLY | O_DIRECTORY);
@@ -655,6 +658,21 @@ static enum unpkg_fsclass detect_path(const char *path)
 	return c;
 }
 
+/* unpkg_fsclass_commit_orders_fd() on the directory `path`. */
+static int orders_path(const char *path)
+{
+	struct unpkg_err err;
+	int fd, ordered;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	unpkg_err_init(&err);
+	ordered = unpkg_fsclass_commit_orders_fd(fd, &err);
+	ck_assert_msg(ordered >= 0, "%s", err.msg);
+	close(fd);
+	return ordered;
+}
+
 START_TEST(test_real)
 {
 	struct realfs *r = &realfs[_i];
@@ -671,6 +689,11 @@ START_TEST(test_real)
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	ck_assert_int_eq(detect_path(sub), r->want);
 	ck_assert_int_eq(rmdir(sub), 0);
+	/* ordered commits: ext4 with a journal (made with barriers) and
+	 * xfs alone */
+	ck_assert_int_eq(orders_path(r->mnt),
+			 r->want == UNPKG_FSCLASS_EXT4 ||
+				 r->want == UNPKG_FSCLASS_XFS);
 }
 END_TEST
 
