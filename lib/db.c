@@ -1496,6 +1496,11 @@ void unpkg_db_order_writes(struct unpkg_db *db, unsigned long *waits)
 	db->waits = waits;
 }
 
+int unpkg_db_writes_ordered(const struct unpkg_db *db)
+{
+	return db->waits != NULL;
+}
+
 /* Make a new file of a write durable before its rename: fdatasync, or
  * (unpkg_db_order_writes()) a wait for its writeback, which the fsync of
  * the admindir after the rename flushes.  Where sync_file_range cannot

@@ -166,6 +166,11 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
  * in *waits, which must outlive the database. */
 void unpkg_db_order_writes(struct unpkg_db *db, unsigned long *waits);
 
+/* 1 after unpkg_db_order_writes(): a later fsync of the admindir then
+ * commits the changes made before it under the admindir too (triggers/'s
+ * renames); 0 otherwise. */
+int unpkg_db_writes_ordered(const struct unpkg_db *db);
+
 /* The new files of a write, under their temporary names, not synced. */
 struct unpkg_db_staged {
 	int fd[2];

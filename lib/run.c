@@ -254,8 +254,8 @@ int run_db_publish(struct run *r, struct unpkg_err *err)
 {
 	/* where the commits are ordered, the admindir's fsync below makes
 	 * triggers/'s renames before it durable too */
-	if (unpkg_triggers_publish(r->trig, r->db_ordered, &r->stats->fsync,
-				   err) < 0 ||
+	if (unpkg_triggers_publish(r->trig, unpkg_db_writes_ordered(r->db),
+				   &r->stats->fsync, err) < 0 ||
 	    unpkg_db_write_end(r->db, &r->stats->fsync, err) < 0) {
 		if (err->code == UNPKG_ERR_SYNC)
 			r->sync_failed = 1;
@@ -417,7 +417,6 @@ static int order_db_writes(struct run *r, struct unpkg_err *err)
 		return -1;
 	if (ordered)
 		unpkg_db_order_writes(r->db, &r->stats->sync_file_range);
-	r->db_ordered = ordered;
 	return 0;
 }
 

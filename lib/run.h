@@ -171,9 +171,6 @@ struct run {
 	int failed;		/* packages failed so far */
 	int db_dirty;		/* stanzas changed since the last write */
 	int db_handed;		/* its new files wait for the commit's sync */
-	/* the admindir's commits are ordered (order_db_writes() in run.c):
-	 * a later fsync of the admindir carries triggers/'s renames too */
-	int db_ordered;
 	int sync_failed;	/* a sync failed: configure nothing more */
 	struct pkg *tmp_for;	/* whose scripts are in ADMINDIR/tmp.ci */
 	int tmp_used;		/* tmp.ci was made in this run */

@@ -1208,7 +1208,11 @@ static int ordered_write_child(const struct fixture *fx, int deny, int ret,
 	if (deny != 0 && tu_deny_syscall(__NR_sync_file_range, deny) < 0)
 		return 99;
 	db = open_ok(fx->admin, 0);
+	if (unpkg_db_writes_ordered(db))
+		return 97;
 	unpkg_db_order_writes(db, &w);
+	if (!unpkg_db_writes_ordered(db))
+		return 96;
 	unpkg_err_init(&err);
 	if (unpkg_db_put(db, "b", "all", stz("b", "all", NULL, INST, "2"),
 			 &err) < 0)
