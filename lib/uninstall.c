@@ -796,6 +796,12 @@ static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
 			 p->key, RM(p)->version);
 	unpkg_event_processing(r->o->events, "purge", p->key, RM(p)->arch,
 			       RM(p)->version, NULL);
+	/* dpkg notes a config-files package again as it forgets its
+	 * configured version: its first status line of the run unless the
+	 * command line named it (--pending) */
+	if (p->old_state == UNPKG_STATUS_CONFIG_FILES)
+		run_status_event(r, p, RM(p)->arch, RM(p)->version,
+				 "config-files");
 	if (unpkg_db_load_files(r->db, err) < 0)
 		goto out;
 	while (s != NULL && *s != '\0') {
@@ -1041,8 +1047,8 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 		for (; !pending && shown < limit; shown++)
 			for (j = 0; j < r.npkgs; j++)
 				if ((orig[j] & ~DEFERRED) == shown)
-					unpkg_event_pkg_status(o->events,
-						r.pkgs[j].key, RM(&r.pkgs[j])->arch,
+					run_status_event(&r, &r.pkgs[j],
+						RM(&r.pkgs[j])->arch,
 						RM(&r.pkgs[j])->version,
 						unpkg_status_name(r.pkgs[j].old_state));
 		if (remove_pkg(&r, i, &aside, err) < 0)

@@ -29,8 +29,10 @@
 # Both roots are configured like Debian's slim container images (dpkg's
 # path filters in /etc/dpkg/dpkg.cfg.d/slim) and have a local diversion of
 # /usr/bin/tree (a package of the set) before the steps.
-# After each step both roots must have the same exit status, unpkg must
-# have handed no action that changes the system (--unpack, --configure,
+# After each step both roots must have the same exit status, apt must
+# not have missed a status line of unpkg's (its warning "APT had planned
+# for dpkg to do more than it reported back"), unpkg must have handed
+# no action that changes the system (--unpack, --configure,
 # --triggers-only, --remove, --purge, --install) to stock dpkg (a wrapper
 # in the unpkg root logs what it hands over), and at the end
 # the same file tree (see TREE_EXCLUDE and the mtime rule below), the same
@@ -296,6 +298,12 @@ apt_both() {
 	fi
 	[ "$rc_b" -eq 0 ] || hard_error "step $STEP failed with stock dpkg (exit $rc_b): the test's setup is wrong"
 	[ "$rc_a" -eq 0 ] || check_fail "step $STEP ($title): apt-get with unpkg exited $rc_a, with dpkg 0"
+	# apt follows each package through the status lines it expects of
+	# dpkg, and warns where one is missing
+	if grep -q 'APT had planned for dpkg to do more' "$TESTDIR/step$STEP.unpkg.err" &&
+		! grep -q 'APT had planned for dpkg to do more' "$TESTDIR/step$STEP.dpkg.err"; then
+		check_fail "step $STEP ($title): apt missed status lines of unpkg's"
+	fi
 	handed_check "step $STEP ($title)"
 }
 

@@ -266,6 +266,14 @@ both 'printf "aa purge\nbb deinstall\nnn deinstall\n" | dpkg --root="$R" --set-s
 compare_rm -r -a
 compare_rm -P -a
 
+# (apt's purge of a package it removed before: dpkg notes the package
+# as it blanks its configured version, its first status line there)
+CASE="-a purging a config-files package"
+setup aa
+compare_rm -r aa
+both 'echo "aa purge" | dpkg --root="$R" --set-selections'
+compare_rm -P -a
+
 CASE="a file trigger activated by the removal"
 setup tt aa
 compare_rm -r aa
