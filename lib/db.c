@@ -1205,6 +1205,13 @@ static size_t find_index(const struct unpkg_db *db, const char *name,
 	return SIZE_MAX;
 }
 
+size_t unpkg_db_find_first(const struct unpkg_db *db, const char *name)
+{
+	size_t i = name_lower(db, name);
+
+	return i < db->n && strcmp(db->v[i]->pub.name, name) == 0 ? i : db->n;
+}
+
 const struct unpkg_db_pkg *unpkg_db_find(const struct unpkg_db *db,
 					 const char *name, const char *arch)
 {

@@ -91,6 +91,10 @@ unsigned int unpkg_db_pkg_bin(const char *name);
  * error. */
 size_t *unpkg_db_walk_order(const struct unpkg_db *db, struct unpkg_err *err);
 
+/* The index (for unpkg_db_at()) of the first package named `name`, its
+ * other instances right after it; unpkg_db_count() if there is none. */
+size_t unpkg_db_find_first(const struct unpkg_db *db, const char *name);
+
 /* Look a package up by name and architecture; arch NULL matches the first
  * package with that name.  NULL if absent. */
 const struct unpkg_db_pkg *unpkg_db_find(const struct unpkg_db *db,

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -30,6 +31,7 @@
 #include "configure-run.h"
 #include "install.h"
 #include "pathfilter.h"
+#include "selections.h"
 #include "uninstall.h"
 #include "trigproc.h"
 
@@ -55,13 +57,15 @@ enum handler {
 	BY_UNPKG_CONFIGURE,	/* --configure in-process */
 	BY_UNPKG_REMOVE,	/* --remove, --purge in-process */
 	BY_UNPKG_TRIGGERS,	/* --triggers-only in-process */
+	BY_UNPKG_SELECTIONS,	/* --set-selections in-process, for what
+				 * unpkg takes (selections.h) */
 	BY_DPKG,		/* stock dpkg, with the same arguments */
 };
 
 enum opt_id {
 	/* actions */
 	A_INSTALL, A_UNPACK, A_CONFIGURE, A_TRIGGERS, A_REMOVE, A_PURGE,
-	A_DPKG,
+	A_SET_SELECTIONS, A_DPKG,
 	/* answered at once */
 	I_HELP, I_VERSION,
 	/* options */
@@ -90,11 +94,12 @@ struct opt_info {
 #define OPT(n, l, a, id) { n, l, a, 0, id, 0 }
 
 /* dpkg 1.21's command line.  The dispatch of the actions: those that
- * unpkg implements (-i, --unpack, --configure, --triggers-only, -r, -P),
- * and the rest, which stock dpkg carries out on the same database (dpkg
- * itself hands -l/-s/-L/-S/-p to dpkg-query and -b/-c/-e/-I/-f/-x/-X/
- * --*-tarfile to dpkg-deb).  To take over another
- * action, give it a handler of its own here and in main(). */
+ * unpkg implements (-i, --unpack, --configure, --triggers-only, -r, -P,
+ * and --set-selections for the input apt gives it), and the rest, which
+ * stock dpkg carries out on the same database (dpkg itself hands
+ * -l/-s/-L/-S/-p to dpkg-query and -b/-c/-e/-I/-f/-x/-X/--*-tarfile to
+ * dpkg-deb).  To take over another action, give it a handler of its own
+ * here and in main(). */
 static const struct opt_info opts[] = {
 	ACT("install", 'i', A_INSTALL, BY_UNPKG_INSTALL),
 	ACT("unpack", 0, A_UNPACK, BY_UNPKG_UNPACK),
@@ -105,7 +110,7 @@ static const struct opt_info opts[] = {
 	ACT("purge", 'P', A_PURGE, BY_UNPKG_REMOVE),
 	DPKG_ACT("verify", 'V'),
 	DPKG_ACT("get-selections", 0),
-	DPKG_ACT("set-selections", 0),
+	ACT("set-selections", 0, A_SET_SELECTIONS, BY_UNPKG_SELECTIONS),
 	DPKG_ACT("clear-selections", 0),
 	DPKG_ACT("update-avail", 0),
 	DPKG_ACT("merge-avail", 0),
@@ -266,6 +271,10 @@ static const char usage_text[] =
 	"      --triggers-only <package>... | -a, --pending\n"
 	"                               process the pending triggers of\n"
 	"                               the packages, or of all\n"
+	"      --set-selections         set the selections read from stdin\n"
+	"                               (\"<package>[:<arch>] <selection>\"\n"
+	"                               lines of installed packages; stock\n"
+	"                               dpkg reads any other input)\n"
 	"\n"
 	"Options:\n"
 	"      --root=<dir>        install under <dir>, database in\n"
@@ -879,6 +888,7 @@ static void apply_item(struct cli *cli, const struct item *x)
 	case A_REMOVE:
 	case A_PURGE:
 	case A_TRIGGERS:
+	case A_SET_SELECTIONS:
 	case A_DPKG:
 	case I_HELP:
 	case I_VERSION:
@@ -1588,7 +1598,10 @@ static void print_stats(const struct cli *cli, const struct unpkg_stats *st,
 	char row[64];
 	int i;
 
-	if (cli->sync == SYNC_AUTO) {
+	if (st->strategy[0] == '\0' && cli->sync == SYNC_AUTO) {
+		/* no package's files: the database's writes alone */
+		printf("stats: sync mode: none chosen (the database only)\n");
+	} else if (cli->sync == SYNC_AUTO) {
 		printf("stats: sync mode: %s (auto for ", st->strategy);
 		print_fsclasses(st->fsclass);
 		printf(", %s)\n", cli->sync_reason);
@@ -1756,6 +1769,74 @@ static int triggers_only(struct cli *cli, const struct unpkg_install_opts *o,
 	return cli->status_broken ? EXIT_FATAL : failed > 0 ? EXIT_PKG_ERROR : 0;
 }
 
+/* Standard input, whole, in a malloc'd buffer. */
+static char *read_stdin(size_t *len)
+{
+	size_t size = 4096, n = 0;
+	char *buf = xrealloc(NULL, size, 1);
+	ssize_t r;
+
+	for (;;) {
+		if (n == size) {
+			size *= 2;
+			buf = xrealloc(buf, size, 1);
+		}
+		r = read(STDIN_FILENO, buf + n, size - n);
+		if (r == 0)
+			break;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			die("read error on standard input: %s", strerror(errno));
+		n += (size_t)r;
+	}
+	*len = n;
+	return buf;
+}
+
+/* --set-selections: in-process where unpkg takes the input, else stock
+ * dpkg with the same arguments, reading the same input from a copy. */
+static int set_selections(struct cli *cli, const struct unpkg_install_opts *o,
+			  char **argv, int first, int argc)
+{
+	struct unpkg_err err;
+	const char *why;
+	double started;
+	size_t len;
+	char *text;
+	int r, fd;
+
+	/* (dpkg's usage errors and the check of write access in its words) */
+	if (first < argc || geteuid() != 0)
+		exec_dpkg(argv);
+	text = read_stdin(&len);
+	unpkg_err_init(&err);
+	started = unpkg_now();
+	r = unpkg_set_selections(o, text, len, &why, &err);
+	if (r == UNPKG_SELECTIONS_DPKG) {
+		if (cli->stats)
+			printf("stats: --set-selections handed to dpkg: %s\n",
+			       why);
+		fd = memfd_create("selections", 0);
+		if (fd < 0 || write_all(fd, text, len) < 0 ||
+		    lseek(fd, 0, SEEK_SET) < 0 ||
+		    dup2(fd, STDIN_FILENO) < 0)
+			die("cannot hand the selections to dpkg: %s",
+			    strerror(errno));
+		close(fd);
+		exec_dpkg(argv);
+	}
+	free(text);
+	if (cli->stats)
+		print_stats(cli, o->stats, unpkg_now() - started);
+	if (r < 0) {
+		fflush(stdout);
+		fprintf(stderr, "unpkg: error: %s\n", err.msg);
+		return EXIT_FATAL;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli = {
@@ -1829,7 +1910,7 @@ int main(int argc, char **argv)
 	configure = action->oi->id == A_CONFIGURE;
 	removing = action->oi->handler == BY_UNPKG_REMOVE;
 	if (!configure && !removing && action->oi->id != A_TRIGGERS &&
-	    cli.needs_dpkg == NULL && !(cli.force & UNPKG_FORCE_DOWNGRADE))
+	    action->oi->id != A_SET_SELECTIONS && cli.needs_dpkg == NULL && !(cli.force & UNPKG_FORCE_DOWNGRADE))
 		cli.needs_dpkg = "refuse-downgrade";
 	if (cli.needs_dpkg != NULL)
 		exec_dpkg(argv);
@@ -1839,6 +1920,10 @@ int main(int argc, char **argv)
 		exec_dpkg(argv);
 	warn_strict_forces(&cli);
 	fill_opts(&cli, &o, &stats);
+	if (action->oi->id == A_SET_SELECTIONS) {
+		ret = set_selections(&cli, &o, argv, first, argc);
+		goto done;
+	}
 	if (action->oi->id == A_TRIGGERS) {
 		ret = triggers_only(&cli, &o, (const char *const *)argv + first,
 				    (size_t)(argc - first));

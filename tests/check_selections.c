@@ -96,6 +96,27 @@ static char *read_admin(const struct fx *f, const char *name)
 	return s;
 }
 
+/* ADMIN/name is `want`. */
+static void assert_admin(const struct fx *f, const char *name,
+			 const char *want)
+{
+	char *got = read_admin(f, name);
+
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+#define MAINT_DESC "Maintainer: m <m@example.invalid>\nDescription: d\n"
+
+/* Write ADMIN/available. */
+static void write_available(const struct fx *f, const char *text)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/available", f->admin);
+	tu_write_file(path, text, 0644);
+}
+
 /* Set `input`; the result. */
 static int set(struct fx *f, const char *input, const char **why)
 {
@@ -106,6 +127,24 @@ static int set(struct fx *f, const char *input, const char **why)
 	r = unpkg_set_selections(&f->o, input, strlen(input), why, &err);
 	ck_assert_msg(r >= 0, "%s", err.msg);
 	return r;
+}
+
+/* `input` set on a database of `status` (and `available` unless NULL)
+ * is stock dpkg's: the status as it was. */
+static void check_for_dpkg(const char *status, const char *available,
+			   const char *input)
+{
+	struct fx f;
+	const char *why;
+
+	fx_init(&f, status);
+	if (available != NULL)
+		write_available(&f, available);
+	ck_assert_int_eq(set(&f, input, &why), UNPKG_SELECTIONS_DPKG);
+	ck_assert_ptr_nonnull(why);
+	assert_admin(&f, "status", status);
+	ck_assert_int_eq(f.st.fsync, 0);
+	fx_destroy(&f);
 }
 
 /* `status` with the Status line of the stanza starting at `stanza`
@@ -131,7 +170,7 @@ START_TEST(t_set)
 {
 	struct fx f;
 	const char *why;
-	char *want, *tmp, *got;
+	char *want, *tmp;
 
 	fx_init(&f, status_text);
 	ck_assert_int_eq(set(&f, "aa purge\n"
@@ -153,12 +192,8 @@ START_TEST(t_set)
 			   "Priority: optional\nSection: misc\n"
 			   "Architecture: i386", "hold ok installed");
 	free(tmp);
-	got = read_admin(&f, "status");
-	ck_assert_str_eq(got, want);
-	free(got);
-	got = read_admin(&f, "status-old");
-	ck_assert_str_eq(got, status_text);
-	free(got);
+	assert_admin(&f, "status", want);
+	assert_admin(&f, "status-old", status_text);
 	free(want);
 	ck_assert_uint_gt(f.st.fsync, 0);
 	fx_destroy(&f);
@@ -170,13 +205,10 @@ START_TEST(t_empty)
 {
 	struct fx f;
 	const char *why;
-	char *got;
 
 	fx_init(&f, status_text);
 	ck_assert_int_eq(set(&f, "", &why), UNPKG_SELECTIONS_SET);
-	got = read_admin(&f, "status-old");
-	ck_assert_str_eq(got, status_text);
-	free(got);
+	assert_admin(&f, "status-old", status_text);
 	fx_destroy(&f);
 }
 END_TEST
@@ -206,18 +238,7 @@ static const char *const for_dpkg[] = {
 
 START_TEST(t_for_dpkg)
 {
-	struct fx f;
-	const char *why;
-	char *got;
-
-	fx_init(&f, status_text);
-	ck_assert_int_eq(set(&f, for_dpkg[_i], &why), UNPKG_SELECTIONS_DPKG);
-	ck_assert_ptr_nonnull(why);
-	got = read_admin(&f, "status");
-	ck_assert_str_eq(got, status_text);
-	free(got);
-	ck_assert_int_eq(f.st.fsync, 0);
-	fx_destroy(&f);
+	check_for_dpkg(status_text, NULL, for_dpkg[_i]);
 }
 END_TEST
 
@@ -237,16 +258,8 @@ START_TEST(t_awaiting)
 		"Architecture: amd64\n"
 		"Version: 1.0\n"
 		"\n";
-	struct fx f;
-	const char *why;
-	char *got;
 
-	fx_init(&f, awaiting);
-	ck_assert_int_eq(set(&f, "tt hold\n", &why), UNPKG_SELECTIONS_DPKG);
-	got = read_admin(&f, "status");
-	ck_assert_str_eq(got, awaiting);
-	free(got);
-	fx_destroy(&f);
+	check_for_dpkg(awaiting, NULL, "tt hold\n");
 }
 END_TEST
 
@@ -280,7 +293,6 @@ END_TEST
 START_TEST(t_sync_fails)
 {
 	struct fx f;
-	char *got;
 	pid_t pid;
 	int status;
 
@@ -301,23 +313,10 @@ START_TEST(t_sync_fails)
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status));
 	ck_assert_int_eq(WEXITSTATUS(status), 0);
-	got = read_admin(&f, "status");
-	ck_assert_str_eq(got, status_text);
-	free(got);
+	assert_admin(&f, "status", status_text);
 	fx_destroy(&f);
 }
 END_TEST
-
-#define MAINT_DESC "Maintainer: m <m@example.invalid>\nDescription: d\n"
-
-/* Write ADMIN/available. */
-static void write_available(const struct fx *f, const char *text)
-{
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/available", f->admin);
-	tu_write_file(path, text, 0644);
-}
 
 /* The available file's Section and Priority replace the status
  * stanza's, as dpkg's write puts them: the one installed instance of a
@@ -395,17 +394,7 @@ static const char *const avail_for_dpkg[] = {
 
 START_TEST(t_available_for_dpkg)
 {
-	struct fx f;
-	const char *why;
-	char *got;
-
-	fx_init(&f, status_text);
-	write_available(&f, avail_for_dpkg[_i]);
-	ck_assert_int_eq(set(&f, "aa hold\n", &why), UNPKG_SELECTIONS_DPKG);
-	got = read_admin(&f, "status");
-	ck_assert_str_eq(got, status_text);
-	free(got);
-	fx_destroy(&f);
+	check_for_dpkg(status_text, avail_for_dpkg[_i], "aa hold\n");
 }
 END_TEST
 

@@ -33,7 +33,8 @@
 # not have missed a status line of unpkg's (its warning "APT had planned
 # for dpkg to do more than it reported back"), unpkg must have handed
 # no action that changes the system (--unpack, --configure,
-# --triggers-only, --remove, --purge, --install) to stock dpkg (a wrapper
+# --triggers-only, --remove, --purge, --install, and --set-selections,
+# which apt runs before a purge) to stock dpkg (a wrapper
 # in the unpkg root logs what it hands over), and at the end
 # the same file tree (see TREE_EXCLUDE and the mtime rule below), the same
 # dpkg database (db_manifest: status, info/, triggers/, alternatives/),
@@ -308,12 +309,12 @@ apt_both() {
 }
 
 # handed_check WHAT: unpkg handed no action that changes the system to
-# stock dpkg (queries and selections may go there).
+# stock dpkg (queries may go there).
 handed_check() {
 	local log=$A/var/log/unpkg-handed
 	[ -e "$log" ] || return 0
 	awk '{ for (i = 1; i <= NF; i++)
-		if ($i ~ /^(--configure|--triggers-only|--remove|-r|--purge|-P|--install|-i|--unpack)$/) {
+		if ($i ~ /^(--configure|--triggers-only|--remove|-r|--purge|-P|--install|-i|--unpack|--set-selections)$/) {
 			print; next } }' "$log" >"$TESTDIR/handed.$STEP"
 	note "$1: handed to stock dpkg: $(wc -l <"$log") call(s), $(wc -l <"$TESTDIR/handed.$STEP") changing the system"
 	assert_empty "$TESTDIR/handed.$STEP" "$1: actions unpkg handed to stock dpkg"
