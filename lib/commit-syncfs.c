@@ -22,13 +22,15 @@
  * once, and the barrier waits for that writeback to complete
  * (sync_file_range with WAIT_AFTER).  No rename can reach the disk before
  * a commit that carries it, whose flush makes the data completed before
- * durable first; the sync after the renames is that commit.  Files handed
- * over with unpkg_commit_sync_with() are waited for the same way: whoever
- * renames them later fsyncs their directory after the rename (the
+ * durable first; the sync after the renames is that commit: an fsync of
+ * each directory touched there, never a syncfs, which would write out
+ * every other program's dirty data on the file system as well.  Files
+ * handed over with unpkg_commit_sync_with() are waited for the same way:
+ * whoever renames them later fsyncs their directory after the rename (the
  * database's new status, unpkg_db_write_end()), and that commit carries
  * them.  It carries the renames of the pass before them too, since a
  * journal commits its changes in order: where such a file is handed over
- * after the renames, the syncfs after them is left to its owner's fsync.
+ * after the renames, the fsyncs after them are left to its owner's.
  */
 #include "config.h"
 
@@ -199,16 +201,16 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		k = dir_fs(c, e->dir, err);
 		if (k < 0)
 			goto out;
-		/* where a commit orders them: before the renames, every
-		 * staged file is waited for; after them, those handed over
-		 * to be renamed later by their owner, whose fsync of their
-		 * directory then is their commit */
-		if (fs_at(c, k)->ordered &&
-		    (!renamed || (e->flags & ENTRY_SYNC_ONLY))) {
+		/* where a commit orders them, every file is waited for:
+		 * the commit after it makes it durable; after the renames,
+		 * for one handed over to be renamed later by its owner, the
+		 * owner's fsync of its directory is that commit */
+		if (fs_at(c, k)->ordered) {
 			if (wait_written(c, e, err) < 0 ||
 			    commit_close_fd(c, e, err) < 0)
 				goto out;
-			fs_at(c, k)->deferred |= renamed;
+			fs_at(c, k)->deferred |= renamed &&
+						 (e->flags & ENTRY_SYNC_ONLY);
 			continue;
 		}
 		if (fs_at(c, k)->full) {
@@ -249,7 +251,9 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		fd = unpkg_commit_dirfd(c, (int)i, err);
 		if (fd < 0)
 			goto out;
-		if (!fs_at(c, k)->full) {
+		/* the directories' own commits where the commits are
+		 * ordered: nobody else's data written out */
+		if (!fs_at(c, k)->full || fs_at(c, k)->ordered) {
 			c->stats->fsync++;
 			if (fsync(fd) < 0) {
 				unpkg_err_sync(err, "cannot fsync directory %s",

@@ -27,6 +27,9 @@ enum unpkg_dirty_scope {
 	UNPKG_DIRTY_DEVICES,	/* the writeback statistics of the devices
 				 * under the run's file systems (debugfs) */
 	UNPKG_DIRTY_MACHINE,	/* /proc/meminfo: every file system */
+	UNPKG_DIRTY_UNCOUNTED,	/* not needed: the file systems order
+				 * their commits, and syncfs is not
+				 * called there */
 };
 
 /* Counters of one run. */

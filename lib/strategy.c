@@ -493,6 +493,24 @@ int unpkg_sync_choose_auto(int root_fd, int db_fd, long long dirty_max_kib,
 					 err);
 }
 
+/* Whether both file systems `fs` order their commits (their classes
+ * and mount options read under `paths`): 1, 0, or -1. */
+static int both_ordered(const struct unpkg_dirty_paths *paths,
+			const struct unpkg_dirty_fs fs[2],
+			struct unpkg_err *err)
+{
+	int k, r;
+
+	for (k = 0; k < 2; k++) {
+		r = unpkg_fsclass_commit_orders_dev(fs[k].cls, fs[k].dev,
+						    paths->sys, paths->proc,
+						    err);
+		if (r <= 0)
+			return r;
+	}
+	return 1;
+}
+
 int unpkg_sync_choose_auto_at(const struct unpkg_dirty_paths *paths,
 			      int root_fd, int db_fd, long long dirty_max_kib,
 			      struct unpkg_stats *stats,
@@ -514,19 +532,30 @@ int unpkg_sync_choose_auto_at(const struct unpkg_dirty_paths *paths,
 	*mode = unpkg_sync_auto_set(cls, 2);
 	if (*mode == UNPKG_SYNC_SYNCFS) {
 		struct unpkg_dirty_fs fs[2];
+		int ordered;
 
 		if (unpkg_sync_dirty_fs_of(root_fd, cls[0], &fs[0], err) < 0 ||
-		    unpkg_sync_dirty_fs_of(db_fd, cls[1], &fs[1], err) < 0 ||
-		    unpkg_sync_dirty_for(paths, fs, 2,
-					 &stats->others_dirty_kib,
-					 &stats->dirty_scope,
-					 stats->dirty_devices,
-					 sizeof(stats->dirty_devices),
-					 &stats->dirty_in_memory, err) < 0)
+		    unpkg_sync_dirty_fs_of(db_fd, cls[1], &fs[1], err) < 0)
 			return -1;
-		*mode = unpkg_sync_auto_beside(*mode, stats->others_dirty_kib,
-					       dirty_max_kib);
-		stats->dirty_avoided = *mode != UNPKG_SYNC_SYNCFS;
+		ordered = both_ordered(paths, fs, err);
+		if (ordered < 0)
+			return -1;
+		if (ordered) {
+			stats->dirty_scope = UNPKG_DIRTY_UNCOUNTED;
+		} else {
+			if (unpkg_sync_dirty_for(paths, fs, 2,
+						 &stats->others_dirty_kib,
+						 &stats->dirty_scope,
+						 stats->dirty_devices,
+						 sizeof(stats->dirty_devices),
+						 &stats->dirty_in_memory,
+						 err) < 0)
+				return -1;
+			*mode = unpkg_sync_auto_beside(*mode,
+						       stats->others_dirty_kib,
+						       dirty_max_kib);
+			stats->dirty_avoided = *mode != UNPKG_SYNC_SYNCFS;
+		}
 	}
 	if (cls[0] == cls[1])
 		snprintf(stats->fsclass, sizeof(stats->fsclass), "%s",

@@ -140,7 +140,11 @@ enum unpkg_sync_mode unpkg_sync_auto_beside(enum unpkg_sync_mode chosen,
  * `dirty_max_kib`); what was seen goes to stats->others_dirty_kib,
  * dirty_scope, dirty_devices, dirty_in_memory and dirty_avoided.  The
  * figure only chooses between two full barriers (syncfs, uring): a wrong
- * one costs time, never a guarantee. */
+ * one costs time, never a guarantee.  It is not counted
+ * (UNPKG_DIRTY_UNCOUNTED) where both file systems order their commits
+ * (unpkg_fsclass_commit_orders_dev() under `paths`): there the syncfs
+ * strategy calls no syncfs (commit-syncfs.c), so nobody's data waits
+ * for the run, nor is written out by it. */
 int unpkg_sync_choose_auto(int root_fd, int db_fd, long long dirty_max_kib,
 			   struct unpkg_stats *stats,
 			   enum unpkg_sync_mode *mode, struct unpkg_err *err);

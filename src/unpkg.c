@@ -1583,6 +1583,10 @@ static void print_dirty(const struct unpkg_stats *st)
 		printf("%lld MiB on the whole machine (/proc/meminfo)",
 		       (st->others_dirty_kib + 1023) / 1024);
 		break;
+	case UNPKG_DIRTY_UNCOUNTED:
+		printf("not counted: its file systems order their commits, "
+		       "where it writes out nobody else's data\n");
+		return;
 	default:
 		printf("unknown (neither the devices' writeback statistics nor "
 		       "/proc/meminfo could be read)\n");
