@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "db.h"
+#include "fsclass.h"
 #include "io.h"
 
 /* dpkg refuses updates/ names longer than this. */
@@ -1501,6 +1502,19 @@ out:
 void unpkg_db_order_writes(struct unpkg_db *db, unsigned long *waits)
 {
 	db->waits = waits;
+}
+
+int unpkg_db_order_writes_where_ordered(struct unpkg_db *db,
+					unsigned long *waits,
+					struct unpkg_err *err)
+{
+	int ordered = unpkg_fsclass_commit_orders_fd(db->dirfd, err);
+
+	if (ordered < 0)
+		return -1;
+	if (ordered)
+		unpkg_db_order_writes(db, waits);
+	return 0;
 }
 
 int unpkg_db_writes_ordered(const struct unpkg_db *db)

@@ -170,6 +170,13 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
  * in *waits, which must outlive the database. */
 void unpkg_db_order_writes(struct unpkg_db *db, unsigned long *waits);
 
+/* unpkg_db_order_writes() where the admindir's file system orders its
+ * commits (unpkg_fsclass_commit_orders_fd()), nothing elsewhere: what
+ * --sync=auto's runs do.  0, or -1. */
+int unpkg_db_order_writes_where_ordered(struct unpkg_db *db,
+					unsigned long *waits,
+					struct unpkg_err *err);
+
 /* 1 after unpkg_db_order_writes(): a later fsync of the admindir then
  * commits the changes made before it under the admindir too (triggers/'s
  * renames); 0 otherwise. */

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsclass.h"
 #include "run.h"
 #include "stanza.h"
 #include "strategy.h"
@@ -405,21 +404,6 @@ static int load_overrides(struct run *r, struct unpkg_err *err)
 	return 0;
 }
 
-/* auto's database writes wait where the admindir's file system orders
- * its commits (unpkg_db_order_writes()), and the interest files' renames
- * go with the admindir's fsync that follows them (run_db_publish()). */
-static int order_db_writes(struct run *r, struct unpkg_err *err)
-{
-	int ordered = unpkg_fsclass_commit_orders_fd(unpkg_db_dirfd(r->db),
-						     err);
-
-	if (ordered < 0)
-		return -1;
-	if (ordered)
-		unpkg_db_order_writes(r->db, &r->stats->sync_file_range);
-	return 0;
-}
-
 int run_open(struct run *r, const struct unpkg_install_opts *o,
 	     struct unpkg_stats *own, struct unpkg_err *err)
 {
@@ -446,7 +430,13 @@ int run_open(struct run *r, const struct unpkg_install_opts *o,
 	     unpkg_sync_choose_auto(unpkg_root_fd(r->root),
 				    unpkg_db_dirfd(r->db), o->dirty_max_kib,
 				    r->stats, &mode, err) < 0) ||
-	    (o->sync_auto && order_db_writes(r, err) < 0) ||
+	    /* auto's database writes wait where the commits are ordered,
+	     * and the interest files' renames go with the admindir's fsync
+	     * that follows them (run_db_publish()) */
+	    (o->sync_auto &&
+	     unpkg_db_order_writes_where_ordered(r->db,
+						 &r->stats->sync_file_range,
+						 err) < 0) ||
 	    unpkg_commit_new_flags(mode, o->sync_auto ? UNPKG_COMMIT_PER_FS
 						      : 0, r->stats, o->events,
 				   0, &r->commit, err) < 0 ||

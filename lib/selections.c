@@ -21,7 +21,6 @@
 
 #include "control.h"
 #include "db.h"
-#include "fsclass.h"
 #include "stanza.h"
 
 /* dpkg's c_isspace(). */
@@ -371,7 +370,7 @@ int unpkg_set_selections(const struct unpkg_install_opts *o,
 	char name[256], arch[256];
 	struct word w, s;
 	size_t pos = 0, n = 0, i;
-	int ret = -1, r, ordered;
+	int ret = -1, r;
 
 	*why = NULL;
 	if (unpkg_db_open(o->admindir, o->frontend_lock
@@ -416,15 +415,10 @@ int unpkg_set_selections(const struct unpkg_install_opts *o,
 		     ch[i].priority != NULL) &&
 		    apply(db, unpkg_db_at(db, i), &ch[i], err) < 0)
 			goto out;
-	if (o->sync_auto) {
-		ordered = unpkg_fsclass_commit_orders_fd(unpkg_db_dirfd(db),
-							 err);
-		if (ordered < 0)
-			goto out;
-		if (ordered)
-			unpkg_db_order_writes(db, &stats->sync_file_range);
-	}
-	if (unpkg_db_write(db, &stats->fsync, err) < 0)
+	if ((o->sync_auto &&
+	     unpkg_db_order_writes_where_ordered(db, &stats->sync_file_range,
+						 err) < 0) ||
+	    unpkg_db_write(db, &stats->fsync, err) < 0)
 		goto out;
 	ret = UNPKG_SELECTIONS_SET;
 out:

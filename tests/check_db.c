@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "fsclass.h"
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -1233,6 +1234,32 @@ static int ordered_write_child(const struct fixture *fx, int deny, int ret,
  * the admindir's fsync after the rename is the write's only sync; where
  * sync_file_range is missing, status-new is fdatasync'ed; a failed wait
  * is a failed sync that leaves the status as it was. */
+/* --sync=auto's runs order the writes where the admindir's file system
+ * orders its commits, and there only. */
+START_TEST(t_order_where_ordered)
+{
+	struct fixture fx;
+	struct unpkg_err err;
+	struct unpkg_db *db;
+	unsigned long waits = 0;
+	int ordered;
+
+	fx_init(&fx);
+	db = open_ok(fx.admin, UNPKG_DB_NOSYNC);
+	unpkg_err_init(&err);
+	ordered = unpkg_fsclass_commit_orders_fd(unpkg_db_dirfd(db), &err);
+	ck_assert_int_ge(ordered, 0);
+	printf("order_where_ordered: admindir on %s\n",
+	       ordered ? "ordered commits" : "unordered commits");
+	ck_assert_int_eq(unpkg_db_writes_ordered(db), 0);
+	ck_assert_int_eq(unpkg_db_order_writes_where_ordered(db, &waits,
+							     &err), 0);
+	ck_assert_int_eq(unpkg_db_writes_ordered(db), ordered);
+	unpkg_db_free(db);
+	fx_destroy(&fx);
+}
+END_TEST
+
 START_TEST(t_ordered_writes)
 {
 	static const struct {
@@ -1687,6 +1714,7 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, t_write_atomic);
 	tcase_add_test(tc, t_write_halves);
 	tcase_add_test(tc, t_ordered_writes);
+	tcase_add_test(tc, t_order_where_ordered);
 	tcase_add_test(tc, t_put);
 	tcase_add_test(tc, t_read_list);
 	tcase_add_test(tc, t_load_files);

@@ -522,7 +522,8 @@ fi
 unmount_all
 
 section "auto's database writes: waited for where the commits are ordered"
-# A --configure without scripts writes the database once.  On ext2 (auto:
+# A --configure without scripts writes the database once, and so does
+# --set-selections.  On ext2 (auto:
 # uring) status-new is fdatasync'ed before its rename and the admindir
 # fsync'ed after it; on ext4 with a journal and xfs status-new is only
 # waited for (sync_file_range), and the fsync after the rename is the one
@@ -569,6 +570,13 @@ for fs in $fss; do
 	fi
 	assert_grep "^stats: calls $calls " "$TESTDIR/out" "$fs: the database write's syncs"
 	note "$fs: $calls"
+	# apt's --set-selections: the same one database write
+	echo "smlocal hold" | "$UNPKG" --root="$root" --stats --set-selections \
+		>"$TESTDIR/out" 2>"$TESTDIR/err" ||
+		{ show_file "$TESTDIR/err"; fail "unpkg --set-selections on $fs failed"; }
+	assert_grep "^stats: calls $calls " "$TESTDIR/out" "$fs: --set-selections's syncs"
+	grep -q '^Status: hold ok installed$' "$adm/status" ||
+		check_fail "$fs: --set-selections did not set smlocal's selection"
 
 	"$UNPKG" --root="$root" -i "$TESTDIR/smint.deb" \
 		>/dev/null 2>"$TESTDIR/err" ||
