@@ -179,9 +179,10 @@ static int wait_written(struct unpkg_commit *c, struct commit_entry *e,
 /* One pass of UNPKG_COMMIT_PER_FS: the files still open on filesystems
  * where syncfs is not a full barrier are fdatasync'ed and closed, after
  * the renames (`renamed`) the directories touched there are fsync'ed;
- * where a commit orders their data, the staged files (before the renames)
- * and the ones handed over with unpkg_commit_sync_with() (in either
- * pass) are only waited for; and every other filesystem holding a touched
+ * where a commit orders their data, every file still open is only waited
+ * for, and after the renames the directories touched there are fsync'ed
+ * unless a file handed over with unpkg_commit_sync_with() leaves that
+ * commit to its owner; and every other filesystem holding a touched
  * directory or an open file gets one syncfs. */
 static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		       struct unpkg_err *err)
@@ -239,8 +240,9 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 			continue;
 		/* before the renames, what was staged where a commit orders
 		 * it (entries, directories, backups) reaches the disk with
-		 * the commit that carries the renames, or before it */
-		if (fs_at(c, k)->ordered && !renamed && !d->pending)
+		 * the commit that carries the renames, or before it (no file
+		 * is pending there: each was waited for above) */
+		if (fs_at(c, k)->ordered && !renamed)
 			continue;
 		/* after them, the commit of a file handed over carries
 		 * them (a journal commits its changes in order) */
