@@ -329,21 +329,38 @@ static const char usage_text[] =
 
 /* --- small helpers ---------------------------------------------------------- */
 
+static void error_line(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 static void die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 static void die_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
+/* "unpkg: error: MESSAGE" on stderr, after what stdout holds. */
+static void verror_line(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs("unpkg: error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static void error_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_line(fmt, ap);
+	va_end(ap);
+}
+
 static void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("unpkg: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	verror_line(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(EXIT_FATAL);
 }
 
@@ -351,12 +368,10 @@ static void die_usage(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("unpkg: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	verror_line(fmt, ap);
 	va_end(ap);
-	fputs("\n\nType unpkg --help for help.\n", stderr);
+	fputs("\nType unpkg --help for help.\n", stderr);
 	exit(EXIT_FATAL);
 }
 
@@ -1728,9 +1743,7 @@ static int process_triggers(struct cli *cli,
 			   ? (const char *const *)cli->activated.v : none,
 			   cli->activated.n, UNPKG_TRIGPROC_DEFERRED, &err);
 	if (n < 0) {
-		fflush(stdout);
-		fprintf(stderr, "unpkg: error: processing triggers: %s\n",
-			err.msg);
+		error_line("processing triggers: %s", err.msg);
 		return -1;
 	}
 	return failed + n;
@@ -1764,8 +1777,7 @@ static int triggers_only(struct cli *cli, const struct unpkg_install_opts *o,
 	if (cli->stats)
 		print_stats(cli, o->stats, unpkg_now() - started);
 	if (failed < 0) {
-		fflush(stdout);
-		fprintf(stderr, "unpkg: error: %s\n", err.msg);
+		error_line("%s", err.msg);
 		return EXIT_FATAL;
 	}
 	print_failed(cli);
@@ -1834,8 +1846,7 @@ static int set_selections(struct cli *cli, const struct unpkg_install_opts *o,
 	if (cli->stats)
 		print_stats(cli, o->stats, unpkg_now() - started);
 	if (r < 0) {
-		fflush(stdout);
-		fprintf(stderr, "unpkg: error: %s\n", err.msg);
+		error_line("%s", err.msg);
 		return EXIT_FATAL;
 	}
 	return 0;
@@ -1992,8 +2003,7 @@ int main(int argc, char **argv)
 		 : unpkg_install(&o, (const char *const *)debs.v, debs.n,
 				 &err);
 	if (failed < 0) {
-		fflush(stdout);
-		fprintf(stderr, "unpkg: error: %s\n", err.msg);
+		error_line("%s", err.msg);
 	}
 	/* (--configure processes every trigger waiting in the database
 	 * too, as dpkg's does) */
