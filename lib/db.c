@@ -16,6 +16,8 @@
 #include "db.h"
 #include "fsclass.h"
 #include "io.h"
+#include "pathtab.h"
+#include "strmap.h"
 
 /* dpkg refuses updates/ names longer than this. */
 #define UPDATES_NAME_MAX 10
@@ -54,33 +56,6 @@ struct entry {
 	enum pstat stat;
 };
 
-/* File lists: an open-addressing table (linear probing) of paths, whose
- * strings, and the owners' keys, live in one arena addressed by 32-bit
- * offsets.  A path usually has one owner, kept in the slot; further
- * owners (shared directories) are chained in `more`. */
-#define NONE UINT32_MAX
-
-struct fslot {
-	uint32_t hash;
-	uint32_t path;		/* arena offset; 0 = empty slot */
-	uint32_t owner;		/* arena offset of the first owner's key */
-	uint32_t more;		/* index into ftab.more, or NONE */
-};
-
-struct fmore {
-	uint32_t owner;
-	uint32_t next;
-};
-
-struct ftab {
-	char *arena;
-	size_t alen, acap;
-	struct fslot *slots;
-	size_t cap, used;	/* cap is a power of two */
-	struct fmore *more;
-	size_t mlen, mcap;
-};
-
 struct unpkg_db {
 	char *admindir;
 	unsigned int flags;
@@ -91,11 +66,15 @@ struct unpkg_db {
 	size_t n, cap;
 	char **applied;		/* updates/ files folded into v */
 	size_t napplied, capplied;
-	struct ftab files;
+	struct unpkg_pathtab files;
 	int files_loaded;
 	/* The loaded lists may be out of date: the database changed since
 	 * (a put or a write), or the caller said the lists did. */
 	int files_stale;
+	/* The keys of the packages whose own lists alone may have changed
+	 * since: read again at the next load. */
+	char **stale;
+	size_t nstale, capstale;
 	/* The fsync of the admindir or of updates/ failed: it is never
 	 * tried again (a retry may report success for lost data), so later
 	 * writes are not durable. */
@@ -1106,14 +1085,6 @@ int unpkg_db_remove_made(struct unpkg_db *db, struct unpkg_err *err)
 	return ret;
 }
 
-static void ftab_destroy(struct ftab *t)
-{
-	free(t->arena);
-	free(t->slots);
-	free(t->more);
-	memset(t, 0, sizeof(*t));
-}
-
 void unpkg_db_free(struct unpkg_db *db)
 {
 	size_t i;
@@ -1126,7 +1097,8 @@ void unpkg_db_free(struct unpkg_db *db)
 	for (i = 0; i < db->napplied; i++)
 		free(db->applied[i]);
 	free(db->applied);
-	ftab_destroy(&db->files);
+	unpkg_pathtab_destroy(&db->files);
+	unpkg_db_list_free(db->stale, db->nstale);
 	unpkg_db_list_free(db->made, db->nmade);
 	/* Closing the descriptors releases the fcntl locks. */
 	if (db->lock_fd >= 0)
@@ -1221,17 +1193,69 @@ const struct unpkg_db_pkg *unpkg_db_find(const struct unpkg_db *db,
 	return i == SIZE_MAX ? NULL : &db->v[i]->pub;
 }
 
+/* The keys of the instances of `name` whose lists count, each followed
+ * by a newline, malloc'd; NULL when memory runs out. */
+static char *counted_keys(const struct unpkg_db *db, const char *name)
+{
+	size_t i = unpkg_db_find_first(db, name), len = 0;
+	char *s = calloc(1, 1);
+
+	for (; s != NULL && i < db->n && strcmp(db->v[i]->pub.name, name) == 0;
+	     i++) {
+		const char *key = db->v[i]->pub.key;
+		size_t klen = strlen(key);
+		char *ns;
+
+		if (db->v[i]->stat == ST_NOTINST)
+			continue;
+		ns = realloc(s, len + klen + 2);
+		if (ns == NULL) {
+			free(s);
+			return NULL;
+		}
+		s = ns;
+		memcpy(s + len, key, klen);
+		s[len + klen] = '\n';
+		s[len += klen + 1] = '\0';
+	}
+	return s;
+}
+
+/* After a put of an instance of `name`, whose instances with lists were
+ * `before` (counted_keys()): the lists of those instances and of those
+ * that have lists now are read again at the next load, which takes off
+ * the paths of a package gone, not-installed or known by another key now
+ * (another architecture's instance came or went), and adds those of one
+ * that came. */
+static void lists_after_put(struct unpkg_db *db, const char *name,
+			    char *before)
+{
+	char *after = counted_keys(db, name), *k, *nl;
+
+	if (before == NULL || after == NULL) {
+		db->files_stale = 1;
+	} else {
+		for (k = before; (nl = strchr(k, '\n')) != NULL; k = nl + 1) {
+			*nl = '\0';
+			unpkg_db_list_changed(db, k);
+		}
+		for (k = after; (nl = strchr(k, '\n')) != NULL; k = nl + 1) {
+			*nl = '\0';
+			unpkg_db_list_changed(db, k);
+		}
+	}
+	free(after);
+}
+
 int unpkg_db_put(struct unpkg_db *db, const char *name, const char *arch,
 		 const char *stanza, struct unpkg_err *err)
 {
 	struct unpkg_para para;
 	struct entry *e = NULL;
 	size_t start = 0, end;
+	char *before = counted_keys(db, name);
 	int ret = -1;
 
-	/* A package that comes or goes, or becomes not-installed, changes
-	 * which lists count. */
-	db->files_stale = 1;
 	unpkg_para_init(&para);
 	if (stanza == NULL) {
 		size_t i = find_index(db, name, arch);
@@ -1274,6 +1298,8 @@ int unpkg_db_put(struct unpkg_db *db, const char *name, const char *arch,
 	ret = apply(db, e, 1, NULL, err);
 	e = NULL;
 out:
+	lists_after_put(db, name, before);
+	free(before);
 	entry_free(e);
 	unpkg_para_destroy(&para);
 	return ret;
@@ -1595,124 +1621,6 @@ int unpkg_db_durable(const struct unpkg_db *db)
 
 /* ---- file lists --------------------------------------------------------- */
 
-static uint32_t hash_path(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 16777619u;
-	}
-	return h;
-}
-
-/* Copy a string into the arena; returns its offset or 0 on failure. */
-static uint32_t arena_add(struct ftab *t, const char *s, size_t n,
-			  struct unpkg_err *err)
-{
-	uint32_t off;
-	char *na;
-
-	if (t->alen + n + 1 > UINT32_MAX) {
-		unpkg_err_set(err, UNPKG_ERR_NOMEM,
-			      "file lists too large to index");
-		return 0;
-	}
-	na = grow(t->arena, &t->acap, t->alen + n + 1, 1, 1 << 20, err);
-	if (na == NULL)
-		return 0;
-	t->arena = na;
-	off = (uint32_t)t->alen;
-	memcpy(t->arena + off, s, n);
-	t->arena[off + n] = '\0';
-	t->alen += n + 1;
-	return off;
-}
-
-static int ftab_rehash(struct ftab *t, size_t ncap, struct unpkg_err *err)
-{
-	struct fslot *ns;
-	size_t i;
-
-	ns = calloc(ncap, sizeof(*ns));
-	if (ns == NULL)
-		return unpkg_err_nomem(err);
-	for (i = 0; i < t->cap; i++) {
-		size_t j;
-
-		if (t->slots[i].path == 0)
-			continue;
-		j = t->slots[i].hash & (ncap - 1);
-		while (ns[j].path != 0)
-			j = (j + 1) & (ncap - 1);
-		ns[j] = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = ns;
-	t->cap = ncap;
-	return 0;
-}
-
-static struct fslot *ftab_lookup(const struct ftab *t, const char *path,
-				 size_t n, uint32_t h)
-{
-	size_t j;
-
-	if (t->cap == 0)
-		return NULL;
-	for (j = h & (t->cap - 1); t->slots[j].path != 0;
-	     j = (j + 1) & (t->cap - 1)) {
-		const struct fslot *s = &t->slots[j];
-
-		if (s->hash == h && strncmp(t->arena + s->path, path, n) == 0 &&
-		    t->arena[s->path + n] == '\0')
-			return &t->slots[j];
-	}
-	return NULL;
-}
-
-static int ftab_add(struct ftab *t, const char *path, size_t n,
-		    uint32_t owner, struct unpkg_err *err)
-{
-	uint32_t h = hash_path(path, n);
-	struct fslot *s = ftab_lookup(t, path, n, h);
-	struct fmore *nm;
-	size_t j;
-
-	if (s != NULL) {
-		/* A list naming a path twice adds nothing. */
-		if (s->owner == owner ||
-		    (s->more != NONE && t->more[s->more].owner == owner))
-			return 0;
-		if (t->mlen >= NONE)
-			return unpkg_err_nomem(err);
-		nm = grow(t->more, &t->mcap, t->mlen + 1, sizeof(*t->more),
-			  1024, err);
-		if (nm == NULL)
-			return -1;
-		t->more = nm;
-		t->more[t->mlen].owner = owner;
-		t->more[t->mlen].next = s->more;
-		s->more = (uint32_t)t->mlen++;
-		return 0;
-	}
-	if ((t->used + 1) * 2 > t->cap &&
-	    ftab_rehash(t, t->cap ? t->cap * 2 : 1 << 14, err) < 0)
-		return -1;
-	j = h & (t->cap - 1);
-	while (t->slots[j].path != 0)
-		j = (j + 1) & (t->cap - 1);
-	t->slots[j].hash = h;
-	t->slots[j].owner = owner;
-	t->slots[j].more = NONE;
-	t->slots[j].path = arena_add(t, path, n, err);
-	if (t->slots[j].path == 0)
-		return -1;
-	t->used++;
-	return 0;
-}
-
 /* Walk the lines of a .list file as dpkg reads them: every line must end
  * in a newline, one trailing '/' is dropped, an empty name is an error. */
 static int list_walk(const char *buf, size_t len, const char *key,
@@ -1747,7 +1655,7 @@ static int list_walk(const char *buf, size_t len, const char *key,
 }
 
 struct add_ctx {
-	struct ftab *t;
+	struct unpkg_pathtab *t;
 	uint32_t owner;
 };
 
@@ -1756,7 +1664,7 @@ static int add_cb(void *ctx, const char *path, size_t n,
 {
 	struct add_ctx *a = ctx;
 
-	return ftab_add(a->t, path, n, a->owner, err);
+	return unpkg_pathtab_add(a->t, path, n, a->owner, err);
 }
 
 static int list_name(const char *key, const char *suffix, char **name,
@@ -1777,73 +1685,102 @@ static int list_name(const char *key, const char *suffix, char **name,
 	return 0;
 }
 
+/* Add the list of entry `e` to `t` (a missing list counts as empty:
+ * dpkg only warns about it and carries on). */
+static int add_list(const struct unpkg_db *db, struct unpkg_pathtab *t,
+		    const struct entry *e, struct unpkg_err *err)
+{
+	char *name = NULL, *shown = NULL, *buf = NULL;
+	struct add_ctx a;
+	size_t len;
+	int r, ret = -1;
+
+	if (list_name(e->pub.key, "", &name, &shown, db->admindir, err) < 0)
+		return -1;
+	r = slurp(db->dirfd, name, shown, 1, &buf, &len, err);
+	if (r < 0)
+		goto out;
+	if (r > 0) {
+		a.t = t;
+		a.owner = unpkg_pathtab_owner(t, e->pub.key, err);
+		if (a.owner == 0)
+			goto out;
+		if (list_walk(buf, len, e->pub.key, add_cb, &a, err) < 0) {
+			unpkg_err_prefix(err, "%s", shown);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(buf);
+	free(name);
+	free(shown);
+	return ret;
+}
+
+static void forget_stale(struct unpkg_db *db)
+{
+	unpkg_db_list_free(db->stale, db->nstale);
+	db->stale = NULL;
+	db->nstale = db->capstale = 0;
+}
+
+/* Read the lists of the packages whose lists may have changed alone
+ * (unpkg_db_list_changed(), unpkg_db_put()) again. */
+static int reload_stale_lists(struct unpkg_db *db, struct unpkg_err *err)
+{
+	struct unpkg_strmap keys;
+	size_t i;
+	int ret = -1;
+
+	unpkg_strmap_init(&keys);
+	for (i = 0; i < db->nstale; i++)
+		if (unpkg_strmap_put(&keys, db->stale[i], db->stale[i], NULL,
+				     err) < 0)
+			goto out;
+	unpkg_pathtab_drop(&db->files, &keys);
+	for (i = 0; i < db->n; i++) {
+		const struct entry *e = db->v[i];
+
+		if (e->stat != ST_NOTINST &&
+		    unpkg_strmap_get(&keys, e->pub.key) != NULL &&
+		    add_list(db, &db->files, e, err) < 0)
+			goto out;
+	}
+	forget_stale(db);
+	ret = 0;
+out:
+	unpkg_strmap_destroy(&keys);
+	return ret;
+}
+
 int unpkg_db_load_files(struct unpkg_db *db, struct unpkg_err *err)
 {
-	struct ftab t;
-	char *name = NULL, *shown = NULL, *buf = NULL;
-	size_t i, len;
+	struct unpkg_pathtab t;
+	size_t i;
 	int ret = -1;
 
 	/* Callers ask before every lookup; reading every list of the
 	 * system again for each file of a package would cost more than
-	 * the extraction itself. */
+	 * the extraction itself, and so would reading them all again for
+	 * each package a run removes. */
 	if (db->files_loaded && !db->files_stale)
-		return 0;
+		return reload_stale_lists(db, err);
 	memset(&t, 0, sizeof(t));
-	/* Offset 0 stands for an empty slot. */
-	t.arena = malloc(1 << 20);
-	if (t.arena == NULL) {
-		unpkg_err_nomem(err);
-		goto out;
-	}
-	t.acap = 1 << 20;
-	t.arena[0] = '\0';
-	t.alen = 1;
 	for (i = 0; i < db->n; i++) {
-		const struct entry *e = db->v[i];
-		struct add_ctx a;
-		int r;
-
-		if (e->stat == ST_NOTINST)
-			continue;
-		if (list_name(e->pub.key, "", &name, &shown, db->admindir, err) <
-		    0)
+		if (db->v[i]->stat != ST_NOTINST &&
+		    add_list(db, &t, db->v[i], err) < 0)
 			goto out;
-		/* dpkg only warns about a missing list and carries on as if
-		 * it were empty. */
-		r = slurp(db->dirfd, name, shown, 1, &buf, &len, err);
-		if (r < 0)
-			goto out;
-		if (r > 0) {
-			a.t = &t;
-			a.owner = arena_add(&t, e->pub.key,
-					    strlen(e->pub.key), err);
-			if (a.owner == 0)
-				goto out;
-			if (list_walk(buf, len, e->pub.key, add_cb, &a, err) <
-			    0) {
-				unpkg_err_prefix(err, "%s", shown);
-				goto out;
-			}
-		}
-		free(buf);
-		buf = NULL;
-		free(name);
-		name = NULL;
-		free(shown);
-		shown = NULL;
 	}
-	ftab_destroy(&db->files);
+	unpkg_pathtab_destroy(&db->files);
 	db->files = t;
 	memset(&t, 0, sizeof(t));
 	db->files_loaded = 1;
 	db->files_stale = 0;
+	forget_stale(db);
 	ret = 0;
 out:
-	ftab_destroy(&t);
-	free(buf);
-	free(name);
-	free(shown);
+	unpkg_pathtab_destroy(&t);
 	return ret;
 }
 
@@ -1852,26 +1789,37 @@ void unpkg_db_files_changed(struct unpkg_db *db)
 	db->files_stale = 1;
 }
 
+void unpkg_db_list_changed(struct unpkg_db *db, const char *key)
+{
+	struct unpkg_err ignored;
+	char **nv, *copy;
+	size_t i;
+
+	if (!db->files_loaded || db->files_stale)
+		return;
+	for (i = 0; i < db->nstale; i++)
+		if (strcmp(db->stale[i], key) == 0)
+			return;
+	unpkg_err_init(&ignored);
+	/* without memory to note the one list, all are read again */
+	nv = grow(db->stale, &db->capstale, db->nstale + 1, sizeof(*nv), 16,
+		  &ignored);
+	copy = nv != NULL ? strdup(key) : NULL;
+	if (copy == NULL) {
+		if (nv != NULL)
+			db->stale = nv;
+		db->files_stale = 1;
+		return;
+	}
+	db->stale = nv;
+	db->stale[db->nstale++] = copy;
+}
+
 const char *unpkg_db_file_owner(const struct unpkg_db *db, const char *path,
 				const char *except_key)
 {
-	const struct ftab *t = &db->files;
-	size_t n = strlen(path);
-	const struct fslot *s;
-	uint32_t m;
-
-	if (!db->files_loaded)
-		return NULL;
-	s = ftab_lookup(t, path, n, hash_path(path, n));
-	if (s == NULL)
-		return NULL;
-	if (except_key == NULL || strcmp(t->arena + s->owner, except_key) != 0)
-		return t->arena + s->owner;
-	for (m = s->more; m != NONE; m = t->more[m].next) {
-		if (strcmp(t->arena + t->more[m].owner, except_key) != 0)
-			return t->arena + t->more[m].owner;
-	}
-	return NULL;
+	return db->files_loaded ? unpkg_pathtab_find(&db->files, path, except_key)
+				: NULL;
 }
 
 struct vec_ctx {

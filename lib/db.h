@@ -223,15 +223,20 @@ int unpkg_db_durable(const struct unpkg_db *db);
 /* Load the file lists (info/KEY.list) of every package in the database,
  * for unpkg_db_file_owner().  A package whose Status is not-installed has
  * no list; a missing list of another package counts as empty (dpkg only
- * warns).  A malformed list is an error.  The lists are read again only
- * if the database changed since the last load (unpkg_db_put(),
- * unpkg_db_write()) or unpkg_db_files_changed() was called: callers may
- * call this before every lookup. */
+ * warns).  A malformed list is an error.  Callers may call this before
+ * every lookup: it reads again only what may have changed since the last
+ * load: every list after unpkg_db_write() or unpkg_db_files_changed(),
+ * the lists of the instances of the package put after unpkg_db_put(), the
+ * one list named after unpkg_db_list_changed(). */
 int unpkg_db_load_files(struct unpkg_db *db, struct unpkg_err *err);
 
 /* The caller changed lists on disk (renamed new ones into place) without
  * a put or a write yet: the next unpkg_db_load_files() reads them. */
 void unpkg_db_files_changed(struct unpkg_db *db);
+
+/* The caller changed the list of package `key` alone (moved it aside, say)
+ * without a put yet: the next unpkg_db_load_files() reads it again. */
+void unpkg_db_list_changed(struct unpkg_db *db, const char *key);
 
 /* A package key other than `except_key` (may be NULL) whose list contains
  * `path` ("/usr/bin/foo" form, as in .list files), or NULL.  Directories

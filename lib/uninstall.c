@@ -677,7 +677,7 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 	    infodb_stage(r, d->key, dir, "list", list.s != NULL ? list.s : "",
 			 list.len, 0644, err) < 0)
 		goto out;
-	unpkg_db_files_changed(r->db);
+	unpkg_db_list_changed(r->db, d->key);
 	if (inst_removal_files(r, p, d->key, d->name, paths, fate, n,
 			       err) < 0)
 		goto out;
@@ -975,7 +975,6 @@ static int remove_pkg(struct run *r, size_t at, struct aside *aside,
 	    run_put_reported(r, d->name, d->arch, NULL, d->key, d->arch, NULL,
 			     "not-installed", err) < 0)
 		goto out;
-	unpkg_db_files_changed(r->db);
 	ret = 0;
 out:
 	unpkg_db_list_free(kept, nkept);

@@ -1636,6 +1636,85 @@ START_TEST(t_load_files_cached)
 }
 END_TEST
 
+/* After a put, or unpkg_db_list_changed(), only the lists of the package
+ * concerned are read again: a removal run reads each list once, not once
+ * per package removed.  Another package's list, spoilt after the load,
+ * is not read; shared paths keep their other owners. */
+START_TEST(t_load_files_one)
+{
+	struct fixture fx;
+	struct unpkg_db *db;
+	struct unpkg_err err;
+
+	fx_init(&fx);
+	fx_write(&fx, "status",
+		 cat(stz("a", "all", NULL, INST, "1"), "\n",
+		     stz("b", "all", NULL, INST, "1"), "\n",
+		     stz("c", "all", NULL, INST, "1"), "\n",
+		     stz("x", "amd64", NULL, INST, "1"), "\n", NULL));
+	fx_write(&fx, "info/a.list", "/usr\n/usr/share\n/usr/a\n");
+	fx_write(&fx, "info/b.list", "/usr\n/usr/share\n/usr/b\n");
+	fx_write(&fx, "info/c.list", "/usr\n/usr/share\n/usr/c\n");
+	fx_write(&fx, "info/x.list", "/usr/x\n");
+	fx_write(&fx, "info/x:amd64.list", "/usr/xs\n");
+	db = open_ok(fx.admin, 0);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	fx_write(&fx, "info/c.list", "/usr\n/usr/c-unfinished");
+
+	/* b half-installed, its list changed with it */
+	fx_write(&fx, "info/b.list", "/usr\n/usr/share\n/usr/b2\n");
+	ck_assert_int_eq(unpkg_db_put(db, "b", NULL,
+				      stz("b", "all", NULL,
+					  "install reinstreq half-installed",
+					  "1"),
+				      &err), 0);
+	ck_assert_msg(unpkg_db_load_files(db, &err) == 0, "%s", err.msg);
+	ck_assert_ptr_null(unpkg_db_file_owner(db, "/usr/b", NULL));
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/b2", NULL), "b");
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/c", NULL), "c");
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/share", NULL), "a");
+
+	/* a (the first owner of the shared paths) goes; b and c keep them */
+	ck_assert_int_eq(unpkg_db_put(db, "a", NULL, NULL, &err), 0);
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_ptr_null(unpkg_db_file_owner(db, "/usr/a", NULL));
+	ck_assert_str_ne(unpkg_db_file_owner(db, "/usr/share", NULL), "a");
+	ck_assert_ptr_nonnull(unpkg_db_file_owner(db, "/usr/share", "b"));
+	ck_assert_ptr_nonnull(unpkg_db_file_owner(db, "/usr/share", "c"));
+
+	/* b's list moved aside: the paths only it had answer to no one,
+	 * and /usr to c alone */
+	ck_assert_int_eq(unlink(fx_path(&fx, "info/b.list")), 0);
+	unpkg_db_list_changed(db, "b");
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_ptr_null(unpkg_db_file_owner(db, "/usr/b2", NULL));
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr", NULL), "c");
+	ck_assert_ptr_null(unpkg_db_file_owner(db, "/usr", "c"));
+
+	/* ... and to b again when its list comes back */
+	fx_write(&fx, "info/b.list", "/usr/b2\n");
+	unpkg_db_list_changed(db, "b");
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/b2", NULL), "b");
+
+	/* x becomes Multi-Arch: same: its key, and so its list, change */
+	ck_assert_int_eq(unpkg_db_put(db, "x", "amd64",
+				      stz("x", "amd64", "same", INST, "2"),
+				      &err), 0);
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_ptr_null(unpkg_db_file_owner(db, "/usr/x", NULL));
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/xs", NULL), "x:amd64");
+
+	/* the spoilt list is met when all are read again */
+	unpkg_db_files_changed(db);
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), -1);
+	ck_assert_msg(strstr(err.msg, "'c'") != NULL, "%s", err.msg);
+	unpkg_db_free(db);
+	fx_destroy(&fx);
+}
+END_TEST
+
 /* A package's state as an enum, and the two questions asked of it. */
 START_TEST(t_pkg_state)
 {
@@ -1719,6 +1798,7 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, t_read_list);
 	tcase_add_test(tc, t_load_files);
 	tcase_add_test(tc, t_load_files_cached);
+	tcase_add_test(tc, t_load_files_one);
 	suite_add_tcase(s, tc);
 	return s;
 }
