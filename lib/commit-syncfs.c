@@ -161,17 +161,11 @@ static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
 static int wait_written(struct unpkg_commit *c, struct commit_entry *e,
 			struct unpkg_err *err)
 {
-	int rc = unpkg_wait_written(e->fd);
+	const char *failed;
 
-	c->stats->sync_file_range++;
-	if (rc == 0)
-		return 0;
-	if (rc < 0)
-		return unpkg_err_sync(err, "cannot write back %s/%s",
-				      c->dirs[e->dir].shown, e->tmpname);
-	c->stats->fdatasync++;
-	if (fdatasync(e->fd) < 0)
-		return unpkg_err_sync(err, "cannot fdatasync %s/%s",
+	if (unpkg_wait_written(e->fd, &c->stats->sync_file_range,
+			       &c->stats->fdatasync, &failed) < 0)
+		return unpkg_err_sync(err, "cannot %s %s/%s", failed,
 				      c->dirs[e->dir].shown, e->tmpname);
 	return 0;
 }

@@ -1555,21 +1555,19 @@ int unpkg_db_writes_ordered(const struct unpkg_db *db)
 static int sync_new(struct unpkg_db *db, int fd, const char *name,
 		    unsigned long *fsyncs, struct unpkg_err *err)
 {
-	if (db->waits != NULL) {
-		int rc = unpkg_wait_written(fd);
+	const char *failed = "fdatasync";
+	int rc;
 
-		(*db->waits)++;
-		if (rc == 0)
-			return 0;
-		if (rc < 0)
-			return unpkg_err_sync(err, "cannot write back %s/%s",
-					      db->admindir, name);
+	if (db->waits != NULL) {
+		rc = unpkg_wait_written(fd, db->waits, fsyncs, &failed);
+	} else {
+		if (fsyncs != NULL)
+			(*fsyncs)++;
+		rc = fdatasync(fd);
 	}
-	if (fsyncs != NULL)
-		(*fsyncs)++;
-	if (fdatasync(fd) < 0)
-		return unpkg_err_sync(err, "cannot sync %s/%s", db->admindir,
-				      name);
+	if (rc < 0)
+		return unpkg_err_sync(err, "cannot %s %s/%s", failed,
+				      db->admindir, name);
 	return 0;
 }
 

@@ -30,11 +30,19 @@ int unpkg_writeback_unsupported(int e)
 	return e == ENOSYS || e == EINVAL || e == ESPIPE || e == EOPNOTSUPP;
 }
 
-int unpkg_wait_written(int fd)
+int unpkg_wait_written(int fd, unsigned long *waits,
+		       unsigned long *fdatasyncs, const char **failed)
 {
+	(*waits)++;
 	if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
 				SYNC_FILE_RANGE_WRITE |
 				SYNC_FILE_RANGE_WAIT_AFTER) == 0)
 		return 0;
-	return unpkg_writeback_unsupported(errno) ? 1 : -1;
+	*failed = "write back";
+	if (!unpkg_writeback_unsupported(errno))
+		return -1;
+	if (fdatasyncs != NULL)
+		(*fdatasyncs)++;
+	*failed = "fdatasync";
+	return fdatasync(fd);
 }

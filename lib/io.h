@@ -14,10 +14,14 @@ int unpkg_write_all(int fd, const void *buf, size_t len);
  * control (the caller syncs another way). */
 int unpkg_writeback_unsupported(int e);
 
-/* Start the writeback of `fd`'s dirty pages and wait until all of it has
- * completed (sync_file_range WAIT_BEFORE|WRITE|WAIT_AFTER), without a
- * flush of the disk's cache.  0; 1 where sync_file_range cannot serve
- * (unpkg_writeback_unsupported()); -1 with errno set. */
-int unpkg_wait_written(int fd);
+/* The barrier of a file where its file system orders its commits: the
+ * writeback of `fd`'s dirty pages started and waited for (sync_file_range
+ * WAIT_BEFORE|WRITE|WAIT_AFTER), without a flush of the disk's cache,
+ * counted in *waits; where sync_file_range cannot serve
+ * (unpkg_writeback_unsupported()), fdatasync, counted in *fdatasyncs (may
+ * be NULL).  0, or -1 with errno set and *failed naming the call that
+ * failed ("write back" or "fdatasync"). */
+int unpkg_wait_written(int fd, unsigned long *waits,
+		       unsigned long *fdatasyncs, const char **failed);
 
 #endif

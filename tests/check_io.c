@@ -122,24 +122,35 @@ START_TEST(test_nothing)
 }
 END_TEST
 
-/* A regular file's writeback is waited for; a pipe cannot be (the caller
- * syncs another way); a bad descriptor is an error. */
+/* A regular file's writeback is waited for; where sync_file_range cannot
+ * serve (a pipe), fdatasync, whose failure is reported as its own; a bad
+ * descriptor is an error. */
 START_TEST(test_wait_written)
 {
 	char path[] = "/tmp/check_io.XXXXXX";
+	unsigned long waits = 0, syncs = 0;
+	const char *failed = NULL;
 	int fd, p[2];
 
 	fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(unpkg_write_all(fd, "data\n", 5), 0);
-	ck_assert_int_eq(unpkg_wait_written(fd), 0);
+	ck_assert_int_eq(unpkg_wait_written(fd, &waits, &syncs, &failed), 0);
+	ck_assert_uint_eq(waits, 1);
+	ck_assert_uint_eq(syncs, 0);
 	close(fd);
 	ck_assert_int_eq(pipe(p), 0);
-	ck_assert_int_eq(unpkg_wait_written(p[1]), 1);
+	ck_assert_int_eq(unpkg_wait_written(p[1], &waits, &syncs, &failed),
+			 -1);
+	ck_assert_str_eq(failed, "fdatasync");
+	ck_assert_uint_eq(waits, 2);
+	ck_assert_uint_eq(syncs, 1);
 	close(p[0]);
 	close(p[1]);
-	ck_assert_int_eq(unpkg_wait_written(-1), -1);
+	ck_assert_int_eq(unpkg_wait_written(-1, &waits, &syncs, &failed), -1);
 	ck_assert_int_eq(errno, EBADF);
+	ck_assert_str_eq(failed, "write back");
+	ck_assert_uint_eq(syncs, 1);
 	ck_assert(unpkg_writeback_unsupported(ENOSYS));
 	ck_assert(unpkg_writeback_unsupported(EOPNOTSUPP));
 	ck_assert(!unpkg_writeback_unsupported(EIO));
