@@ -255,10 +255,17 @@ static struct tp *find_key(struct tpr *t, const char *key)
 	for (i = 0; i < t->n; i++)
 		if (strcmp(t->v[i].key, key) == 0)
 			return &t->v[i];
-	/* "name" for a package known by "name:arch", as dpkg's parser */
-	for (i = 0; strchr(key, ':') == NULL && i < t->n; i++)
-		if (strcmp(t->v[i].name, key) == 0)
+	/* "name" for a package known by "name:arch", as dpkg's parser,
+	 * and "name:arch" for one known by its name */
+	for (i = 0; i < t->n; i++) {
+		const char *colon = strchr(key, ':');
+		size_t len = colon != NULL ? (size_t)(colon - key) : strlen(key);
+
+		if (strncmp(t->v[i].name, key, len) == 0 &&
+		    t->v[i].name[len] == '\0' &&
+		    (colon == NULL || strcmp(t->v[i].arch, colon + 1) == 0))
 			return &t->v[i];
+	}
 	return NULL;
 }
 
@@ -1017,7 +1024,8 @@ int unpkg_trigproc(const struct unpkg_install_opts *o,
 	int ret = -1;
 
 	memset(&t, 0, sizeof(t));
-	t.enqueue_new = mode != UNPKG_TRIGPROC_NAMES;
+	t.enqueue_new = mode != UNPKG_TRIGPROC_NAMES &&
+			mode != UNPKG_TRIGPROC_QUEUED;
 	if (run_open(&t.r, o, &t.own, err) < 0 || load(&t, err) < 0)
 		goto out;
 	unpkg_force_names(o->force, t.r.force_list, sizeof(t.r.force_list));
@@ -1031,14 +1039,27 @@ int unpkg_trigproc(const struct unpkg_install_opts *o,
 			goto out;
 		break;
 	case UNPKG_TRIGPROC_PENDING:
-		q = calloc(t.n + 1, sizeof(*q));
+	case UNPKG_TRIGPROC_QUEUED:
+		q = calloc(t.n + n + 1, sizeof(*q));
 		if (q == NULL) {
 			unpkg_err_nomem(err);
 			goto out;
 		}
-		for (i = 0; i < t.n; i++)
+		if (mode == UNPKG_TRIGPROC_PENDING)
+			names = NULL;
+		for (i = 0; names == NULL && i < t.n; i++)
 			if (want_processing(&t.v[t.order[i]]))
 				q[nq++] = t.order[i];
+		for (i = 0; names != NULL && i < n; i++) {
+			struct tp *p = find_key(&t, names[i]);
+			size_t j;
+
+			for (j = 0; p != NULL && j < nq; j++)
+				if (q[j] == (size_t)(p - t.v))
+					p = NULL;	/* named twice */
+			if (p != NULL && p->npend > 0)
+				q[nq++] = (size_t)(p - t.v);
+		}
 		if (process_queue(&t, q, nq, err) < 0)
 			goto out;
 		break;

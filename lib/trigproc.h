@@ -42,6 +42,12 @@ enum unpkg_trigproc_mode {
 	 * activate; a package whose dependencies are not satisfied is
 	 * left pending without an error */
 	UNPKG_TRIGPROC_DEFERRED,
+	/* --no-triggers --configure: the packages its queue holds that
+	 * have triggers pending (dpkg processes a queued package's
+	 * triggers even then): those of `names[0..n)` in that order, or
+	 * with `names` NULL (--pending) every one whose want is install or
+	 * hold; what their scripts activate is left pending */
+	UNPKG_TRIGPROC_QUEUED,
 };
 
 /* Process triggers as `mode` says.  Returns the number of packages that failed

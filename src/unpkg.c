@@ -1750,6 +1750,24 @@ static int process_triggers(struct cli *cli,
 	return failed + n;
 }
 
+/* The triggers of the packages `--no-triggers --configure` was given
+ * (`names` NULL: --pending), which dpkg processes even then.  `failed`
+ * packages failed before; returns the new count, or -1. */
+static int queued_triggers(const struct unpkg_install_opts *o,
+			   const char *const *names, size_t n, int failed)
+{
+	struct unpkg_err err;
+	int more;
+
+	unpkg_err_init(&err);
+	more = unpkg_trigproc(o, names, n, UNPKG_TRIGPROC_QUEUED, &err);
+	if (more < 0) {
+		error_line("processing triggers: %s", err.msg);
+		return -1;
+	}
+	return failed + more;
+}
+
 /* --triggers-only PKG... | -a: dpkg's action, in-process. */
 static int triggers_only(struct cli *cli, const struct unpkg_install_opts *o,
 			 const char *const *names, size_t n)
@@ -2007,9 +2025,14 @@ int main(int argc, char **argv)
 		error_line("%s", err.msg);
 	}
 	/* (--configure processes every trigger waiting in the database
-	 * too, as dpkg's does) */
+	 * too, as dpkg's does; with --no-triggers those of the packages
+	 * it was given, or of every one with --pending) */
 	if (failed >= 0 && !cli.no_triggers)
 		failed = process_triggers(&cli, &o, configure, failed);
+	else if (failed >= 0 && configure)
+		failed = queued_triggers(&o, cli.pending ? NULL
+				: (const char *const *)argv + first,
+				(size_t)(argc - first), failed);
 	if (failed >= 0)
 		print_failed(&cli);
 	if (cli.stats)

@@ -8,8 +8,9 @@
 # agree.  Cases: explicit and file triggers, the noawait variants, an
 # awaiting package set free, a failing "postinst triggered", a trigger
 # cycle (dpkg's detection and end state), a package whose dependencies
-# are not configured, --triggers-only with names and with -a, and the
-# processing at the end of --install and --unpack.
+# are not configured, --triggers-only with names and with -a, the
+# processing at the end of --install and --unpack, and that of the
+# packages --no-triggers --configure is given.
 TEST_NAME=trigproc
 . "${TESTLIB:?}"
 need_root
@@ -185,6 +186,21 @@ step "configured, then processed" --configure lib
 
 twins -i "$D/ta.deb" "$D/tb.deb" "$D/tc.deb" ';;' --no-triggers -i "$D/act.deb"
 step "at the end of --install, triggers pending before" -i "$D/act.deb"
+
+# dpkg processes the triggers of the packages --configure queues even
+# with --no-triggers (apt's --no-triggers --configure --pending after a
+# removal that activated ldconfig)
+twins -i "$D/ta.deb" "$D/tb.deb" "$D/tc.deb" ';;' --no-triggers -i "$D/act.deb"
+step "--no-triggers --configure of a package with triggers pending" \
+	--no-triggers --configure tc
+step "--no-triggers --configure --pending" --no-triggers --configure --pending
+
+twins -i "$D/bad.deb" ';;' --no-triggers -i "$D/kbad.deb"
+step "--no-triggers --configure -a, a failing postinst triggered" \
+	--no-triggers --configure -a
+
+twins -i "$D/cx.deb" "$D/cy.deb" ';;' --no-triggers -i "$D/kick.deb"
+step "--no-triggers --configure -a, a trigger cycle" --no-triggers --configure -a
 
 twins -i "$D/ta.deb" "$D/tb.deb" "$D/tc.deb"
 step "at the end of --install" -i "$D/act.deb"
