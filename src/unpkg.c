@@ -257,7 +257,7 @@ static const char usage_text[] =
 	"--set-selections itself (and the trigger processing at the end of a\n"
 	"run) and hands every other action (-l, -s, -L, -S,\n"
 	"--print-architecture, ...) to stock dpkg ($UNPKG_DPKG, default\n"
-	DEFAULT_DPKG ") with the same arguments.\n"
+	DEFAULT_DPKG ") with the same arguments but --sync and --stats.\n"
 	"\n"
 	"Actions carried out by unpkg:\n"
 	"  -i, --install <file.deb>...  unpack and configure the packages\n"
@@ -599,14 +599,17 @@ static void show_version(void)
 
 /* The command line, as dpkg reads it: options up to the first argument
  * that does not start with '-' (or up to "--"); short options may be
- * bundled ("-iR").  Returns the index of the first operand. */
-static int collect_argv(int argc, char **argv, struct items *it)
+ * bundled ("-iR").  unpkg's own options (--sync, --stats) are taken out
+ * of argv (*argc shrinks), so that an action handed to dpkg gets the
+ * rest.  Returns the index of the first operand. */
+static int collect_argv(int *argc, char **argv, struct items *it)
 {
 	int i;
 
-	for (i = 1; i < argc; i++) {
+	for (i = 1; i < *argc; i++) {
 		const char *p = argv[i], *value;
 		const struct opt_info *oi;
+		int at = i;
 
 		if (p[0] != '-' || p[1] == '\0')
 			break;
@@ -640,6 +643,13 @@ static int collect_argv(int argc, char **argv, struct items *it)
 			name = xasprintf("--%s", oi->prefix ? p + 2 : oi->name);
 			items_add(it, oi, name, value, NULL);
 			free(name);
+			if (oi->id == OPT_SYNC || oi->id == OPT_STATS) {
+				/* (with argv's closing NULL) */
+				memmove(&argv[at], &argv[i + 1],
+					(size_t)(*argc - i) * sizeof(*argv));
+				*argc -= i + 1 - at;
+				i = at - 1;
+			}
 			continue;
 		}
 		for (p++; *p != '\0'; p++) {
@@ -1903,7 +1913,7 @@ int main(int argc, char **argv)
 	 * the default. */
 	(void)mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
-	first = collect_argv(argc, argv, &args);
+	first = collect_argv(&argc, argv, &args);
 	collect_config(&cfg, &conf, &conf_error, &conf_warning);
 	action = find_action(&args);
 	if (action == NULL && conf_error == NULL)

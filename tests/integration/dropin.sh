@@ -213,6 +213,19 @@ assert_empty "$D/pass.audit" "dpkg --audit after remove and purge"
 dpkg-query --root="$r" -W >"$D/pass.q" 2>&1
 assert_empty "$D/pass.q" "the database after remove and purge"
 
+section "unpkg's own options are not handed to dpkg"
+printf '#!/bin/sh\nfor a; do echo "[$a]"; done\n' >"$D/dpkg-args"
+chmod +x "$D/dpkg-args"
+rc=0
+UNPKG_DPKG=$D/dpkg-args "$UNPKG" --stats --sync=uring --root "$r" \
+	--sync batch -l --stats -- --stats >"$D/args.out" 2>&1 || rc=$?
+assert_status 0 "$rc" "-l with --stats and --sync"
+printf '[--root]\n[%s]\n[-l]\n[--]\n[--stats]\n' "$r" >"$D/args.want"
+assert_same_file "$D/args.want" "$D/args.out" "dpkg's arguments"
+rc=0
+"$UNPKG" --stats --sync=batch --root="$r" -l >"$D/args.l" 2>&1 || rc=$?
+assert_status 0 "$rc" "-l --stats through stock dpkg"
+
 section "the recursion guard"
 ln -s "$UNPKG" "$D/dpkg-link"
 rc=0
