@@ -14,6 +14,7 @@
 #include "configure-run.h"
 #include "configure.h"
 #include "install-impl.h"
+#include "trigproc.h"
 
 /* The Conffiles value of the database, " PATH HASH [FLAG...]" lines:
  * the conffiles of `p` (path, flags after the hash), and those marked
@@ -230,9 +231,46 @@ static int add_pkg(struct run *r, const struct unpkg_db_pkg *dp,
 	return load_pkg(r, p, dp, err);
 }
 
+/* The packages the run queues whose triggers are pending as it starts
+ * (dpkg processes their triggers even under --no-triggers). */
+struct queued_triggers {
+	char **keys;
+	size_t n, cap;
+};
+
+/* Note `dp` (once) if its triggers are pending; with `pending`, only if
+ * its selection is install or hold, as dpkg's --pending queues it. */
+static int note_triggered(struct queued_triggers *qt,
+			  const struct unpkg_db_pkg *dp, int pending,
+			  struct unpkg_err *err)
+{
+	const char *want, *flag, *status;
+	char **grown;
+	size_t i;
+
+	if (unpkg_para_get(&dp->para, "Triggers-Pending") == NULL ||
+	    unpkg_db_pkg_status(dp, &want, &flag, &status) < 0 ||
+	    (pending && strcmp(want, "install") != 0 &&
+	     strcmp(want, "hold") != 0))
+		return 0;
+	for (i = 0; i < qt->n; i++)
+		if (strcmp(qt->keys[i], dp->key) == 0)
+			return 0;
+	grown = unpkg_grow(qt->keys, &qt->cap, qt->n + 1, sizeof(*grown), 16);
+	if (grown == NULL)
+		return unpkg_err_nomem(err);
+	qt->keys = grown;
+	if ((qt->keys[qt->n] = strdup(dp->key)) == NULL)
+		return unpkg_err_nomem(err);
+	qt->n++;
+	return 0;
+}
+
 /* Every package the database has unpacked or half-configured, in the
- * order dpkg's --pending takes them. */
-static int add_pending(struct run *r, struct unpkg_err *err)
+ * order dpkg's --pending takes them (and in `qt` those whose triggers
+ * are pending). */
+static int add_pending(struct run *r, struct queued_triggers *qt,
+		       struct unpkg_err *err)
 {
 	size_t n = unpkg_db_count(r->db), i;
 	size_t *order = unpkg_db_walk_order(r->db, err);
@@ -244,6 +282,8 @@ static int add_pending(struct run *r, struct unpkg_err *err)
 		const struct unpkg_db_pkg *dp = unpkg_db_at(r->db, order[i]);
 		enum unpkg_status st = unpkg_db_pkg_state(dp);
 
+		if (note_triggered(qt, dp, 1, err) < 0)
+			goto out;
 		if (st != UNPKG_STATUS_UNPACKED &&
 		    st != UNPKG_STATUS_HALF_CONFIGURED)
 			continue;
@@ -297,10 +337,11 @@ int unpkg_configure(const struct unpkg_install_opts *o,
 		    struct unpkg_err *err)
 {
 	struct unpkg_stats own = { 0 };
+	struct queued_triggers qt = { NULL, 0, 0 };
 	struct run r;
 	double t = unpkg_now();
 	size_t i, cap;
-	int ret = -1;
+	int ret = -1, more;
 
 	if (run_open(&r, o, &own, err) < 0)
 		goto out;
@@ -311,7 +352,7 @@ int unpkg_configure(const struct unpkg_install_opts *o,
 		unpkg_err_nomem(err);
 		goto out;
 	}
-	if (pending && add_pending(&r, err) < 0)
+	if (pending && add_pending(&r, &qt, err) < 0)
 		goto out;
 	for (i = 0; !pending && i < n; i++) {
 		const struct unpkg_db_pkg *dp = find_spec(r.db, names[i]);
@@ -332,8 +373,10 @@ int unpkg_configure(const struct unpkg_install_opts *o,
 			if (refuse(&r, dp != NULL ? dp->key : names[i], why,
 				   err) < 0)
 				goto out;
-		} else if (!later && add_pkg(&r, dp, err) < 0)
+		} else if (later ? note_triggered(&qt, dp, 0, err) < 0
+				 : add_pkg(&r, dp, err) < 0) {
 			goto out;
+		}
 	}
 	unpkg_force_names(o->force, r.force_list, sizeof(r.force_list));
 	if (configure_pkgs(&r, err) < 0) {
@@ -351,5 +394,15 @@ int unpkg_configure(const struct unpkg_install_opts *o,
 out:
 	maint_tmp_clean(&r);
 	run_close(&r);
+	/* with --no-triggers, the triggers of the packages queued, once
+	 * the configuring is over, as dpkg processes them */
+	if (ret >= 0 && o->no_triggers && qt.n > 0) {
+		more = unpkg_trigproc(o, (const char *const *)qt.keys, qt.n,
+				      UNPKG_TRIGPROC_QUEUED, err);
+		ret = more < 0 ? -1 : ret + more;
+	}
+	for (i = 0; i < qt.n; i++)
+		free(qt.keys[i]);
+	free(qt.keys);
 	return ret;
 }

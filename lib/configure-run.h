@@ -10,7 +10,11 @@
  * dpkg's arguments and environment, failures leaving the states dpkg
  * leaves.  Durable at a fixed number of syncs whatever the number of
  * packages (doc/design.md, "Configure").  Trigger processing is not
- * part of it: the caller runs it after, as after an install. */
+ * part of it: the caller runs it after, as after an install; but with
+ * o->no_triggers, the triggers of the packages it queued (named, or with
+ * --pending every one whose selection is install or hold) that were
+ * pending as it started are processed at its end (trigproc.h), as dpkg
+ * processes a queued package's. */
 #ifndef UNPKG_CONFIGURE_RUN_H
 #define UNPKG_CONFIGURE_RUN_H
 

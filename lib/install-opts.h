@@ -22,6 +22,9 @@ struct unpkg_install_opts {
 					 * syncfs is not used (0: the default,
 					 * UNPKG_SYNC_DIRTY_MAX_KIB) */
 	int configure;			/* -i: configure after unpacking */
+	int no_triggers;		/* --no-triggers: unpkg_configure()
+					 * still processes the triggers of
+					 * the packages it queued, as dpkg */
 	int frontend_lock;		/* take lock-frontend too */
 	int auto_deconfigure;		/* deconfigure the packages a new
 					 * one Breaks, as dpkg's

@@ -255,17 +255,10 @@ static struct tp *find_key(struct tpr *t, const char *key)
 	for (i = 0; i < t->n; i++)
 		if (strcmp(t->v[i].key, key) == 0)
 			return &t->v[i];
-	/* "name" for a package known by "name:arch", as dpkg's parser,
-	 * and "name:arch" for one known by its name */
-	for (i = 0; i < t->n; i++) {
-		const char *colon = strchr(key, ':');
-		size_t len = colon != NULL ? (size_t)(colon - key) : strlen(key);
-
-		if (strncmp(t->v[i].name, key, len) == 0 &&
-		    t->v[i].name[len] == '\0' &&
-		    (colon == NULL || strcmp(t->v[i].arch, colon + 1) == 0))
+	/* "name" for a package known by "name:arch", as dpkg's parser */
+	for (i = 0; strchr(key, ':') == NULL && i < t->n; i++)
+		if (strcmp(t->v[i].name, key) == 0)
 			return &t->v[i];
-	}
 	return NULL;
 }
 
@@ -1045,18 +1038,12 @@ int unpkg_trigproc(const struct unpkg_install_opts *o,
 			unpkg_err_nomem(err);
 			goto out;
 		}
-		if (mode == UNPKG_TRIGPROC_PENDING)
-			names = NULL;
-		for (i = 0; names == NULL && i < t.n; i++)
+		for (i = 0; mode == UNPKG_TRIGPROC_PENDING && i < t.n; i++)
 			if (want_processing(&t.v[t.order[i]]))
 				q[nq++] = t.order[i];
-		for (i = 0; names != NULL && i < n; i++) {
+		for (i = 0; mode == UNPKG_TRIGPROC_QUEUED && i < n; i++) {
 			struct tp *p = find_key(&t, names[i]);
-			size_t j;
 
-			for (j = 0; p != NULL && j < nq; j++)
-				if (q[j] == (size_t)(p - t.v))
-					p = NULL;	/* named twice */
 			if (p != NULL && p->npend > 0)
 				q[nq++] = (size_t)(p - t.v);
 		}

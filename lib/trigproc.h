@@ -42,11 +42,11 @@ enum unpkg_trigproc_mode {
 	 * activate; a package whose dependencies are not satisfied is
 	 * left pending without an error */
 	UNPKG_TRIGPROC_DEFERRED,
-	/* --no-triggers --configure: the packages its queue holds that
-	 * have triggers pending (dpkg processes a queued package's
-	 * triggers even then): those of `names[0..n)` in that order, or
-	 * with `names` NULL (--pending) every one whose want is install or
-	 * hold; what their scripts activate is left pending */
+	/* the end of a --no-triggers --configure (configure-run.c): the
+	 * packages `names[0..n)` (keys) that it queued with triggers
+	 * pending, whose triggers dpkg processes even then, those still
+	 * pending, in that order; what their scripts activate is left
+	 * pending */
 	UNPKG_TRIGPROC_QUEUED,
 };
 

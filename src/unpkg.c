@@ -1702,6 +1702,7 @@ static void fill_opts(struct cli *cli, struct unpkg_install_opts *o,
 	o->force = cli->force;
 	o->abort_after = (unsigned int)cli->abort_after;
 	o->auto_deconfigure = cli->auto_deconfigure;
+	o->no_triggers = cli->no_triggers;
 	o->path_filter = &cli->path_filter;
 	/* asked on a terminal, as dpkg asks; without one the local file is
 	 * kept (dpkg would read the answer from stdin, or fail) */
@@ -1758,24 +1759,6 @@ static int process_triggers(struct cli *cli,
 		return -1;
 	}
 	return failed + n;
-}
-
-/* The triggers of the packages `--no-triggers --configure` was given
- * (`names` NULL: --pending), which dpkg processes even then.  `failed`
- * packages failed before; returns the new count, or -1. */
-static int queued_triggers(const struct unpkg_install_opts *o,
-			   const char *const *names, size_t n, int failed)
-{
-	struct unpkg_err err;
-	int more;
-
-	unpkg_err_init(&err);
-	more = unpkg_trigproc(o, names, n, UNPKG_TRIGPROC_QUEUED, &err);
-	if (more < 0) {
-		error_line("processing triggers: %s", err.msg);
-		return -1;
-	}
-	return failed + more;
 }
 
 /* --triggers-only PKG... | -a: dpkg's action, in-process. */
@@ -2035,14 +2018,9 @@ int main(int argc, char **argv)
 		error_line("%s", err.msg);
 	}
 	/* (--configure processes every trigger waiting in the database
-	 * too, as dpkg's does; with --no-triggers those of the packages
-	 * it was given, or of every one with --pending) */
+	 * too, as dpkg's does) */
 	if (failed >= 0 && !cli.no_triggers)
 		failed = process_triggers(&cli, &o, configure, failed);
-	else if (failed >= 0 && configure)
-		failed = queued_triggers(&o, cli.pending ? NULL
-				: (const char *const *)argv + first,
-				(size_t)(argc - first), failed);
 	if (failed >= 0)
 		print_failed(&cli);
 	if (cli.stats)

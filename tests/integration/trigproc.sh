@@ -195,6 +195,11 @@ step "--no-triggers --configure of a package with triggers pending" \
 	--no-triggers --configure tc
 step "--no-triggers --configure --pending" --no-triggers --configure --pending
 
+twins -i "$D/nwatch.deb" "$D/ta.deb" ';;' --unpack "$D/nself.deb" \
+	';;' --no-triggers -i "$D/nact2.deb"
+step "--no-triggers --configure -a: what a postinst activates stays pending" \
+	--no-triggers --configure -a
+
 twins -i "$D/bad.deb" ';;' --no-triggers -i "$D/kbad.deb"
 step "--no-triggers --configure -a, a failing postinst triggered" \
 	--no-triggers --configure -a
