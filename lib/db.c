@@ -68,8 +68,8 @@ struct unpkg_db {
 	size_t napplied, capplied;
 	struct unpkg_pathtab files;
 	int files_loaded;
-	/* The loaded lists may be out of date: the database changed since
-	 * (a put or a write), or the caller said the lists did. */
+	/* All the loaded lists may be out of date: the database was
+	 * written since, or the caller said the lists changed. */
 	int files_stale;
 	/* The keys of the packages whose own lists alone may have changed
 	 * since: read again at the next load. */
