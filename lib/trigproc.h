@@ -43,10 +43,10 @@ enum unpkg_trigproc_mode {
 	 * left pending without an error */
 	UNPKG_TRIGPROC_DEFERRED,
 	/* the end of a --no-triggers --configure (configure-run.c): the
-	 * packages `names[0..n)` (keys) that it queued with triggers
-	 * pending, whose triggers dpkg processes even then, those still
-	 * pending, in that order; what their scripts activate is left
-	 * pending */
+	 * packages `names[0..n)` (keys; those it queued with triggers
+	 * pending, which dpkg processes even under --no-triggers) whose
+	 * triggers are still pending, in that order; what their scripts
+	 * activate is left pending */
 	UNPKG_TRIGPROC_QUEUED,
 };
 
