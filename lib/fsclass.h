@@ -96,8 +96,10 @@ int unpkg_fsclass_syncfs_full(enum unpkg_fsclass cls);
  * before it) and xfs (each checkpoint's first log write flushes the cache
  * first), on both of which syncfs is a full barrier; not btrfs, whose
  * renames reach the disk through transactions and the log tree on their
- * own terms, nor tmpfs, overlayfs, ext2 or other.  A value out of range
- * counts as UNPKG_FSCLASS_OTHER. */
+ * own terms, nor tmpfs, overlayfs, ext2 or other.  (An overlayfs must
+ * never count, even above ext4 or xfs: sync_file_range through it
+ * returns 0 and writes nothing back, the upper file's pages untouched.)
+ * A value out of range counts as UNPKG_FSCLASS_OTHER. */
 int unpkg_fsclass_commit_orders(enum unpkg_fsclass cls);
 
 /* unpkg_fsclass_commit_orders() for the file system of device `dev`, as
