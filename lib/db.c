@@ -1193,58 +1193,19 @@ const struct unpkg_db_pkg *unpkg_db_find(const struct unpkg_db *db,
 	return i == SIZE_MAX ? NULL : &db->v[i]->pub;
 }
 
-/* The keys of the instances of `name` whose lists count, each followed
- * by a newline, malloc'd; NULL when memory runs out. */
-static char *counted_keys(const struct unpkg_db *db, const char *name)
+/* The lists of the instances of `name` that have one are read again at
+ * the next load.  unpkg_db_put() says so before its change and after it:
+ * a package gone, not-installed or known by another key now (another
+ * architecture's instance came or went) has its paths taken off, one
+ * that came has them added. */
+static void instances_changed(struct unpkg_db *db, const char *name)
 {
-	size_t i = unpkg_db_find_first(db, name), len = 0;
-	char *s = calloc(1, 1);
+	size_t i;
 
-	for (; s != NULL && i < db->n && strcmp(db->v[i]->pub.name, name) == 0;
-	     i++) {
-		const char *key = db->v[i]->pub.key;
-		size_t klen = strlen(key);
-		char *ns;
-
-		if (db->v[i]->stat == ST_NOTINST)
-			continue;
-		ns = realloc(s, len + klen + 2);
-		if (ns == NULL) {
-			free(s);
-			return NULL;
-		}
-		s = ns;
-		memcpy(s + len, key, klen);
-		s[len + klen] = '\n';
-		s[len += klen + 1] = '\0';
-	}
-	return s;
-}
-
-/* After a put of an instance of `name`, whose instances with lists were
- * `before` (counted_keys()): the lists of those instances and of those
- * that have lists now are read again at the next load, which takes off
- * the paths of a package gone, not-installed or known by another key now
- * (another architecture's instance came or went), and adds those of one
- * that came. */
-static void lists_after_put(struct unpkg_db *db, const char *name,
-			    char *before)
-{
-	char *after = counted_keys(db, name), *k, *nl;
-
-	if (before == NULL || after == NULL) {
-		db->files_stale = 1;
-	} else {
-		for (k = before; (nl = strchr(k, '\n')) != NULL; k = nl + 1) {
-			*nl = '\0';
-			unpkg_db_list_changed(db, k);
-		}
-		for (k = after; (nl = strchr(k, '\n')) != NULL; k = nl + 1) {
-			*nl = '\0';
-			unpkg_db_list_changed(db, k);
-		}
-	}
-	free(after);
+	for (i = unpkg_db_find_first(db, name);
+	     i < db->n && strcmp(db->v[i]->pub.name, name) == 0; i++)
+		if (db->v[i]->stat != ST_NOTINST)
+			unpkg_db_list_changed(db, db->v[i]->pub.key);
 }
 
 int unpkg_db_put(struct unpkg_db *db, const char *name, const char *arch,
@@ -1253,9 +1214,9 @@ int unpkg_db_put(struct unpkg_db *db, const char *name, const char *arch,
 	struct unpkg_para para;
 	struct entry *e = NULL;
 	size_t start = 0, end;
-	char *before = counted_keys(db, name);
 	int ret = -1;
 
+	instances_changed(db, name);
 	unpkg_para_init(&para);
 	if (stanza == NULL) {
 		size_t i = find_index(db, name, arch);
@@ -1298,8 +1259,7 @@ int unpkg_db_put(struct unpkg_db *db, const char *name, const char *arch,
 	ret = apply(db, e, 1, NULL, err);
 	e = NULL;
 out:
-	lists_after_put(db, name, before);
-	free(before);
+	instances_changed(db, name);
 	entry_free(e);
 	unpkg_para_destroy(&para);
 	return ret;
@@ -1789,7 +1749,6 @@ void unpkg_db_files_changed(struct unpkg_db *db)
 
 void unpkg_db_list_changed(struct unpkg_db *db, const char *key)
 {
-	struct unpkg_err ignored;
 	char **nv, *copy;
 	size_t i;
 
@@ -1798,10 +1757,9 @@ void unpkg_db_list_changed(struct unpkg_db *db, const char *key)
 	for (i = 0; i < db->nstale; i++)
 		if (strcmp(db->stale[i], key) == 0)
 			return;
-	unpkg_err_init(&ignored);
 	/* without memory to note the one list, all are read again */
-	nv = grow(db->stale, &db->capstale, db->nstale + 1, sizeof(*nv), 16,
-		  &ignored);
+	nv = unpkg_grow(db->stale, &db->capstale, db->nstale + 1, sizeof(*nv),
+			16);
 	copy = nv != NULL ? strdup(key) : NULL;
 	if (copy == NULL) {
 		if (nv != NULL)
