@@ -222,8 +222,9 @@ int unpkg_commit_finish(struct unpkg_commit *c, struct unpkg_err *err);
  * (commit-syncfs.c), it is only waited for, and the caller must rename it
  * and then fsync a directory of that file system: that commit makes it
  * durable, and, handed over from the `renamed` hook, the transaction's
- * renames there too, whose sync after the renames is left to it.  `name` names it in
- * messages.  The descriptor passes to the commit object even on error. */
+ * renames there too, whose sync after the renames is left to it.
+ * `name` names it in messages.  The descriptor passes to the commit
+ * object even on error. */
 int unpkg_commit_sync_with(struct unpkg_commit *c, int dir, const char *name,
 			   int fd, struct unpkg_err *err);
 

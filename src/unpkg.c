@@ -2014,9 +2014,8 @@ int main(int argc, char **argv)
 				action->oi->id == A_PURGE, cli.pending, &err)
 		 : unpkg_install(&o, (const char *const *)debs.v, debs.n,
 				 &err);
-	if (failed < 0) {
+	if (failed < 0)
 		error_line("%s", err.msg);
-	}
 	/* (--configure processes every trigger waiting in the database
 	 * too, as dpkg's does) */
 	if (failed >= 0 && !cli.no_triggers)
