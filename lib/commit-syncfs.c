@@ -16,15 +16,17 @@
  * pass first meets it.
  *
  * Where a journal commit flushes the disk's cache before it and commits
- * metadata in order (ext4 with a journal and barriers, xfs:
- * unpkg_fsclass_commit_orders_dev()), the barrier before the renames needs no
- * flush of its own: a staged file is kept open, its writeback started at
- * once, and the barrier waits for that writeback to complete
- * (sync_file_range with WAIT_AFTER).  No rename can reach the disk before
- * a commit that carries it, whose flush makes the data completed before
- * durable first; the sync after the renames is that commit: an fsync of
- * each directory touched there, never a syncfs, which would write out
- * every other program's dirty data on the file system as well.  Files
+ * metadata in order (ext4 with a journal and barriers, xfs, an overlayfs
+ * whose upper layer is one of them: unpkg_fsclass_commit_orders_fd()),
+ * the barrier before the renames needs no flush of its own: a staged file
+ * is kept open, its writeback started at once, and the barrier waits for
+ * that writeback to complete (sync_file_range with WAIT_AFTER, or through
+ * the overlay the calls of io.h's UNPKG_WB_OVERLAY).  No rename can reach
+ * the disk before a commit that carries it, whose flush makes the data
+ * completed before durable first; the sync after the renames is that
+ * commit: an fsync of each directory touched there, never a syncfs,
+ * which would write out every other program's dirty data on the file
+ * system as well.  Files
  * handed over with unpkg_commit_sync_with() are waited for the same way:
  * whoever renames them later fsyncs their directory after the rename (the
  * database's new status, unpkg_db_write_end()), and that commit carries
@@ -51,6 +53,7 @@ struct commit_fs {
 	enum unpkg_fsclass cls;
 	int full;		/* syncfs is a full barrier there */
 	int ordered;		/* a commit flushes completed writes first */
+	enum unpkg_wb_path wb;	/* how its files' writeback is reached */
 	int synced;		/* syncfs'ed in the current pass */
 	/* after the renames, a file handed over lies here: its owner's
 	 * fsync after its rename commits the renames too */
@@ -81,6 +84,7 @@ static int dir_fs(struct unpkg_commit *c, int dir, struct unpkg_err *err)
 	const struct commit_dir *d = &c->dirs[dir];
 	struct syncfs_state *st = c->state;
 	enum unpkg_fsclass cls;
+	enum unpkg_wb_path wb;
 	struct commit_fs *fs;
 	size_t i;
 	int fd, ordered;
@@ -97,8 +101,7 @@ static int dir_fs(struct unpkg_commit *c, int dir, struct unpkg_err *err)
 	fd = unpkg_commit_dirfd(c, dir, err);
 	if (fd < 0 || unpkg_fsclass_detect(fd, &cls, NULL, err) < 0)
 		return -1;
-	ordered = unpkg_fsclass_commit_orders_dev(cls, d->dev, "/sys", "/proc",
-						  err);
+	ordered = unpkg_fsclass_commit_orders_fd(fd, &wb, err);
 	if (ordered < 0)
 		return -1;
 	if (st->nfs == st->capfs) {
@@ -116,6 +119,7 @@ static int dir_fs(struct unpkg_commit *c, int dir, struct unpkg_err *err)
 		.cls = cls,
 		.full = unpkg_fsclass_syncfs_full(cls),
 		.ordered = ordered,
+		.wb = wb,
 	};
 	unpkg_stats_add_fsclass(c->stats, unpkg_fsclass_name(cls));
 	return (int)st->nfs++;
@@ -147,7 +151,7 @@ static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
 	 * data on its way.  Where writeback cannot be started this way,
 	 * the barrier does it all. */
 	c->stats->sync_file_range++;
-	if (sync_file_range(e->fd, 0, 0, SYNC_FILE_RANGE_WRITE) < 0 &&
+	if (unpkg_writeback_start(e->fd, fs_at(c, k)->wb) < 0 &&
 	    !unpkg_writeback_unsupported(errno))
 		return unpkg_err_sys(err, "cannot start writeback of %s/%s",
 				     c->dirs[e->dir].shown, e->tmpname);
@@ -159,11 +163,11 @@ static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
  * writeback error is the file's sync failing.  Where sync_file_range
  * cannot serve, fdatasync. */
 static int wait_written(struct unpkg_commit *c, struct commit_entry *e,
-			struct unpkg_err *err)
+			enum unpkg_wb_path wb, struct unpkg_err *err)
 {
 	const char *failed;
 
-	if (unpkg_wait_written(e->fd, &c->stats->sync_file_range,
+	if (unpkg_wait_written(e->fd, wb, &c->stats->sync_file_range,
 			       &c->stats->fdatasync, &failed) < 0)
 		return unpkg_err_sync(err, "cannot %s %s/%s", failed,
 				      c->dirs[e->dir].shown, e->tmpname);
@@ -201,7 +205,7 @@ static int per_fs_pass(struct unpkg_commit *c, int renamed,
 		 * for one handed over to be renamed later by its owner, the
 		 * owner's fsync of its directory is that commit */
 		if (fs_at(c, k)->ordered) {
-			if (wait_written(c, e, err) < 0 ||
+			if (wait_written(c, e, fs_at(c, k)->wb, err) < 0 ||
 			    commit_close_fd(c, e, err) < 0)
 				goto out;
 			fs_at(c, k)->deferred |= renamed &&

@@ -90,6 +90,7 @@ struct unpkg_db {
 	/* unpkg_db_order_writes(): the writeback waits are counted here;
 	 * NULL: status-new is fdatasync'ed. */
 	unsigned long *waits;
+	enum unpkg_wb_path wb;	/* how: unpkg_db_order_writes_where_ordered() */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -1494,7 +1495,7 @@ int unpkg_db_order_writes_where_ordered(struct unpkg_db *db,
 					unsigned long *waits,
 					struct unpkg_err *err)
 {
-	int ordered = unpkg_fsclass_commit_orders_fd(db->dirfd, err);
+	int ordered = unpkg_fsclass_commit_orders_fd(db->dirfd, &db->wb, err);
 
 	if (ordered < 0)
 		return -1;
@@ -1519,7 +1520,8 @@ static int sync_new(struct unpkg_db *db, int fd, const char *name,
 	int rc;
 
 	if (db->waits != NULL) {
-		rc = unpkg_wait_written(fd, db->waits, fsyncs, &failed);
+		rc = unpkg_wait_written(fd, db->wb, db->waits, fsyncs,
+					&failed);
 	} else {
 		if (fsyncs != NULL)
 			(*fsyncs)++;

@@ -164,7 +164,8 @@ int unpkg_db_write(struct unpkg_db *db, unsigned long *fsyncs,
 /* The admindir's file system commits its changes in order, each commit
  * after a flush of the disk's cache (fsclass.h,
  * unpkg_fsclass_commit_orders_dev()): unpkg_db_write() then waits for the
- * writeback of status-new (sync_file_range) instead of fdatasync'ing it,
+ * writeback of status-new (sync_file_range; through an overlayfs, as
+ * unpkg_db_order_writes_where_ordered() finds) instead of fdatasync'ing it,
  * and the fsync of the admindir after the rename makes the file and the
  * rename durable together, one flush fewer a write.  Each wait is counted
  * in *waits, which must outlive the database. */

@@ -433,36 +433,95 @@ int unpkg_fsclass_classify(unsigned long fs_type, dev_t dev, const char *sys,
 	}
 }
 
-/* The class of the file system of `fd`, and its device in *dev. */
-static int detect_dev(int fd, enum unpkg_fsclass *out, dev_t *dev,
-		      const char **source, struct unpkg_err *err)
+/* The class of the file system of `fd`, told by sysfs and procfs under
+ * `sys` and `proc`; its statfs() in *sfs and its device in *dev. */
+static int detect_at(int fd, const char *sys, const char *proc,
+		     enum unpkg_fsclass *out, struct statfs *sfs, dev_t *dev,
+		     const char **source, struct unpkg_err *err)
 {
-	struct statfs sfs;
 	struct stat st;
 
-	if (fstatfs(fd, &sfs) < 0)
+	if (fstatfs(fd, sfs) < 0)
 		return unpkg_err_sys(err, "fstatfs");
 	if (fstat(fd, &st) < 0)
 		return unpkg_err_sys(err, "fstat");
 	*dev = st.st_dev;
-	return unpkg_fsclass_classify((unsigned long)sfs.f_type, st.st_dev,
-				      "/sys", "/proc", out, source, err);
+	return unpkg_fsclass_classify((unsigned long)sfs->f_type, st.st_dev,
+				      sys, proc, out, source, err);
 }
 
 int unpkg_fsclass_detect(int fd, enum unpkg_fsclass *out,
 			 const char **source, struct unpkg_err *err)
 {
+	struct statfs sfs;
 	dev_t dev;
 
-	return detect_dev(fd, out, &dev, source, err);
+	return detect_at(fd, "/sys", "/proc", out, &sfs, &dev, source, err);
 }
 
-int unpkg_fsclass_commit_orders_fd(int fd, struct unpkg_err *err)
+/* Whether the file systems that statfs() described in *a and *b have the
+ * same size, block size, inode count and name length: an overlayfs shows
+ * its upper layer's (only f_type and f_fsid are its own), so a directory
+ * that differs in one of them is not that layer. */
+static int same_geometry(const struct statfs *a, const struct statfs *b)
+{
+	return a->f_bsize == b->f_bsize && a->f_frsize == b->f_frsize &&
+	       a->f_blocks == b->f_blocks && a->f_files == b->f_files &&
+	       a->f_namelen == b->f_namelen;
+}
+
+/* unpkg_fsclass_commit_orders_dev() for the upper layer of the overlayfs
+ * of device `dev`, whose statfs() gave *ovl: its directory as mountinfo
+ * names it, when it can be opened, shows the overlay's geometry and is no
+ * overlayfs itself.  1, 0 or -1. */
+static int upper_orders(dev_t dev, const struct statfs *ovl,
+			const char *sys, const char *proc,
+			struct unpkg_err *err)
+{
+	char upper[PATH_MAX];
+	enum unpkg_fsclass cls;
+	struct statfs sfs;
+	dev_t updev;
+	int fd, rc;
+
+	rc = unpkg_fsclass_overlay_upper(proc, dev, upper, sizeof(upper), err);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	fd = open(upper, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* the mounter's path, not ours */
+	rc = detect_at(fd, sys, proc, &cls, &sfs, &updev, NULL, err);
+	if (rc == 0 && cls != UNPKG_FSCLASS_OVERLAY &&
+	    same_geometry(ovl, &sfs))
+		rc = unpkg_fsclass_commit_orders_dev(cls, updev, sys, proc,
+						     err);
+	close(fd);
+	return rc;
+}
+
+int unpkg_fsclass_commit_orders_at(int fd, const char *sys, const char *proc,
+				   enum unpkg_wb_path *path,
+				   struct unpkg_err *err)
 {
 	enum unpkg_fsclass cls;
+	struct statfs sfs;
 	dev_t dev;
+	int rc;
 
-	if (detect_dev(fd, &cls, &dev, NULL, err) < 0)
+	*path = UNPKG_WB_RANGE;
+	if (detect_at(fd, sys, proc, &cls, &sfs, &dev, NULL, err) < 0)
 		return -1;
-	return unpkg_fsclass_commit_orders_dev(cls, dev, "/sys", "/proc", err);
+	if (cls != UNPKG_FSCLASS_OVERLAY)
+		return unpkg_fsclass_commit_orders_dev(cls, dev, sys, proc,
+						       err);
+	rc = upper_orders(dev, &sfs, sys, proc, err);
+	if (rc > 0)
+		*path = UNPKG_WB_OVERLAY;
+	return rc;
+}
+
+int unpkg_fsclass_commit_orders_fd(int fd, enum unpkg_wb_path *path,
+				   struct unpkg_err *err)
+{
+	return unpkg_fsclass_commit_orders_at(fd, "/sys", "/proc", path, err);
 }

@@ -33,6 +33,7 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "io.h"
 
 enum unpkg_fsclass {
 	UNPKG_FSCLASS_EXT4,	/* ext3 or ext4 with a journal */
@@ -96,10 +97,10 @@ int unpkg_fsclass_syncfs_full(enum unpkg_fsclass cls);
  * before it) and xfs (each checkpoint's first log write flushes the cache
  * first), on both of which syncfs is a full barrier; not btrfs, whose
  * renames reach the disk through transactions and the log tree on their
- * own terms, nor tmpfs, overlayfs, ext2 or other.  (An overlayfs must
- * never count, even above ext4 or xfs: sync_file_range through it
- * returns 0 and writes nothing back, the upper file's pages untouched.)
- * A value out of range counts as UNPKG_FSCLASS_OTHER. */
+ * own terms, nor tmpfs, overlayfs, ext2 or other.  An overlayfs counts
+ * only through its upper layer's file system, which needs a descriptor
+ * (unpkg_fsclass_commit_orders_at()).  A value out of range counts as
+ * UNPKG_FSCLASS_OTHER. */
 int unpkg_fsclass_commit_orders(enum unpkg_fsclass cls);
 
 /* unpkg_fsclass_commit_orders() for the file system of device `dev`, as
@@ -112,8 +113,29 @@ int unpkg_fsclass_commit_orders_dev(enum unpkg_fsclass cls, dev_t dev,
 				    struct unpkg_err *err);
 
 /* unpkg_fsclass_commit_orders_dev() for the file system of the open file
- * `fd`, classified as unpkg_fsclass_detect() does.  1 or 0; -1 on error
- * (fstatfs() or fstat() failed, memory ran out). */
-int unpkg_fsclass_commit_orders_fd(int fd, struct unpkg_err *err);
+ * `fd`, classified as unpkg_fsclass_classify() does with sysfs and procfs
+ * under `sys` and `proc`, and *path how its files' writeback is reached.
+ *
+ * An overlayfs orders its commits where its upper layer's file system
+ * does, *path UNPKG_WB_OVERLAY: sync_file_range through an overlay
+ * returns 0 and writes nothing back (checked on Linux 6.18: the upper
+ * file's pages stay untouched), so the waits go through calls that it
+ * passes on to the upper file (io.h).  That file system is the one of the
+ * directory that the overlay's "upperdir=" in PROC/self/mountinfo names,
+ * if it can be opened and statfs() shows the overlay's geometry there
+ * (size, block size, inode count, name length: an overlay shows its upper
+ * layer's); the path is the mounter's, and in a container, whose
+ * mounter's directories are out of sight, the overlay does not count.
+ *
+ * 1 or 0; -1 on error (fstatfs() or fstat() of `fd` failed, memory ran
+ * out). */
+int unpkg_fsclass_commit_orders_at(int fd, const char *sys, const char *proc,
+				   enum unpkg_wb_path *path,
+				   struct unpkg_err *err);
+
+/* unpkg_fsclass_commit_orders_at() with the system's "/sys" and
+ * "/proc". */
+int unpkg_fsclass_commit_orders_fd(int fd, enum unpkg_wb_path *path,
+				   struct unpkg_err *err);
 
 #endif

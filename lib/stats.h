@@ -61,6 +61,9 @@ struct unpkg_stats {
 	char dirty_devices[48];
 	int dirty_in_memory;
 	int dirty_avoided;
+	int ordered_overlay;		/* UNPKG_DIRTY_UNCOUNTED: one of them
+					 * orders them through an overlayfs's
+					 * upper layer (fsclass.h) */
 	int triggers_activated;		/* triggers/Unincorp names triggers
 					 * this run activated */
 	double phase_seconds[UNPKG_PHASE_COUNT];

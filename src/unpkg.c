@@ -1610,8 +1610,10 @@ static void print_dirty(const struct unpkg_stats *st)
 		       (st->others_dirty_kib + 1023) / 1024);
 		break;
 	case UNPKG_DIRTY_UNCOUNTED:
-		printf("not counted: its file systems order their commits, "
-		       "where it writes out nobody else's data\n");
+		printf("not counted: its file systems order their commits%s, "
+		       "where it writes out nobody else's data\n",
+		       st->ordered_overlay ? " (an overlayfs through its "
+		       "upper layer's)" : "");
 		return;
 	default:
 		printf("unknown (neither the devices' writeback statistics nor "

@@ -891,12 +891,9 @@ static int setup_per_fs(struct fixture *f, enum unpkg_sync_mode mode,
 	printf("per_fs: scratch directory on %s\n", unpkg_fsclass_name(cls));
 	fflush(stdout);
 	if (ordered != NULL) {
-		struct stat st;
+		enum unpkg_wb_path wb;
 
-		ck_assert_int_eq(fstat(fd, &st), 0);
-		*ordered = unpkg_fsclass_commit_orders_dev(cls, st.st_dev,
-							   "/sys", "/proc",
-							   &err) == 1;
+		*ordered = unpkg_fsclass_commit_orders_fd(fd, &wb, &err) == 1;
 	}
 	close(fd);
 	return unpkg_sync_full(UNPKG_SYNC_SYNCFS, cls);

@@ -1241,13 +1241,15 @@ START_TEST(t_order_where_ordered)
 	struct fixture fx;
 	struct unpkg_err err;
 	struct unpkg_db *db;
+	enum unpkg_wb_path wb;
 	unsigned long waits = 0;
 	int ordered;
 
 	fx_init(&fx);
 	db = open_ok(fx.admin, UNPKG_DB_NOSYNC);
 	unpkg_err_init(&err);
-	ordered = unpkg_fsclass_commit_orders_fd(unpkg_db_dirfd(db), &err);
+	ordered = unpkg_fsclass_commit_orders_fd(unpkg_db_dirfd(db), &wb,
+						 &err);
 	ck_assert_int_ge(ordered, 0);
 	printf("order_where_ordered: admindir on %s\n",
 	       ordered ? "ordered commits" : "unordered commits");

@@ -479,6 +479,7 @@ START_TEST(test_detect_errors)
 {
 	struct unpkg_err err;
 	enum unpkg_fsclass c;
+	enum unpkg_wb_path wb;
 	int fd;
 
 	unpkg_err_init(&err);
@@ -486,7 +487,7 @@ START_TEST(test_detect_errors)
 	ck_assert_int_eq(err.code, UNPKG_ERR_SYS);
 	ck_assert_int_eq(err.errnum, EBADF);
 	unpkg_err_init(&err);
-	ck_assert_int_eq(unpkg_fsclass_commit_orders_fd(-1, &err), -1);
+	ck_assert_int_eq(unpkg_fsclass_commit_orders_fd(-1, &wb, &err), -1);
 	ck_assert_int_eq(err.errnum, EBADF);
 
 	/* procfs is "other". */
@@ -512,6 +513,11 @@ struct realfs {
 	enum unpkg_fsclass want;
 	char mnt[PATH_MAX];
 	int ok;
+	/* an overlay: the realfs whose mount holds its upper and work
+	 * directories (NULL: the scratch directory), and its upper
+	 * directory */
+	const char *upper_on;
+	char upper[PATH_MAX];
 };
 
 static struct realfs realfs[] = {
@@ -530,11 +536,27 @@ static struct realfs realfs[] = {
 	{ "tmpfs", { NULL }, "tmpfs", NULL,
 	  UNPKG_FSCLASS_TMPFS, "", 0 },
 	{ "overlay", { NULL }, "overlay", NULL,
-	  UNPKG_FSCLASS_OVERLAY, "", 0 },
+	  UNPKG_FSCLASS_OVERLAY, "", 0, NULL, "" },
+	{ "overlay-ext4", { NULL }, "overlay", NULL,
+	  UNPKG_FSCLASS_OVERLAY, "", 0, "ext4", "" },
+	{ "overlay-xfs", { NULL }, "overlay", NULL,
+	  UNPKG_FSCLASS_OVERLAY, "", 0, "xfs", "" },
+	{ "overlay-btrfs", { NULL }, "overlay", NULL,
+	  UNPKG_FSCLASS_OVERLAY, "", 0, "btrfs", "" },
 };
 #define N_REALFS (sizeof(realfs) / sizeof(realfs[0]))
 
 static char *scratch;
+
+static const struct realfs *realfs_named(const char *label)
+{
+	size_t i;
+
+	for (i = 0; i < N_REALFS; i++)
+		if (strcmp(realfs[i].label, label) == 0)
+			return &realfs[i];
+	return NULL;
+}
 
 static int in_path(const char *prog)
 {
@@ -580,14 +602,28 @@ static int realfs_up(struct realfs *r)
 		return 0;
 	}
 	if (strcmp(r->type, "overlay") == 0) {
-		/* lower, upper and work on the scratch directory's fs */
-		static const char *names[] = { "ovl-lower", "ovl-upper", "ovl-work" };
+		/* lower on the scratch directory's fs, upper and work there
+		 * too or on the file system named */
+		static const char *names[] = { "lower", "upper", "work" };
+		const char *base = scratch;
 
+		if (r->upper_on != NULL) {
+			const struct realfs *u = realfs_named(r->upper_on);
+
+			if (u == NULL || !u->ok) {
+				fprintf(stderr, "check_fsclass: no %s for the "
+					"upper layer\n", r->upper_on);
+				return -1;
+			}
+			base = u->mnt;
+		}
 		for (i = 0; i < 3; i++) {
-			snprintf(dirs[i], sizeof(dirs[i]), "%s/%s", scratch, names[i]);
+			snprintf(dirs[i], sizeof(dirs[i]), "%s/%s-%s",
+				 i == 0 ? scratch : base, r->label, names[i]);
 			if (mkdir(dirs[i], 0755) != 0)
 				return -1;
 		}
+		snprintf(r->upper, sizeof(r->upper), "%s", dirs[1]);
 		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
 			 dirs[0], dirs[1], dirs[2]);
 		const char *mnt[] = { "mount", "-t", "overlay", "-o", opts,
@@ -658,8 +694,10 @@ static enum unpkg_fsclass detect_path(const char *path)
 	return c;
 }
 
-/* unpkg_fsclass_commit_orders_fd() on the directory `path`. */
-static int orders_path(const char *path)
+/* unpkg_fsclass_commit_orders_at() on the directory `path` with sysfs
+ * and procfs under `sys` and `proc`, how in *wb. */
+static int orders_path_at(const char *path, const char *sys,
+			  const char *proc, enum unpkg_wb_path *wb)
 {
 	struct unpkg_err err;
 	int fd, ordered;
@@ -667,9 +705,23 @@ static int orders_path(const char *path)
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
 	unpkg_err_init(&err);
-	ordered = unpkg_fsclass_commit_orders_fd(fd, &err);
+	ordered = unpkg_fsclass_commit_orders_at(fd, sys, proc, wb, &err);
 	ck_assert_msg(ordered >= 0, "%s", err.msg);
 	close(fd);
+	return ordered;
+}
+
+/* The same with the system's /sys and /proc, which must say the files'
+ * writeback is reached through an overlay exactly where `path` is one
+ * that orders its commits. */
+static int orders_path(const char *path)
+{
+	enum unpkg_wb_path wb;
+	int ordered = orders_path_at(path, "/sys", "/proc", &wb);
+
+	ck_assert_int_eq(wb, ordered && detect_path(path) ==
+					       UNPKG_FSCLASS_OVERLAY
+				     ? UNPKG_WB_OVERLAY : UNPKG_WB_RANGE);
 	return ordered;
 }
 
@@ -690,10 +742,65 @@ START_TEST(test_real)
 	ck_assert_int_eq(detect_path(sub), r->want);
 	ck_assert_int_eq(rmdir(sub), 0);
 	/* ordered commits: ext4 with a journal (made with barriers) and
-	 * xfs alone */
-	ck_assert_int_eq(orders_path(r->mnt),
-			 r->want == UNPKG_FSCLASS_EXT4 ||
-				 r->want == UNPKG_FSCLASS_XFS);
+	 * xfs alone, and an overlay where its upper layer's file system
+	 * orders them */
+	if (r->want == UNPKG_FSCLASS_OVERLAY)
+		ck_assert_int_eq(orders_path(r->mnt), orders_path(r->upper));
+	else
+		ck_assert_int_eq(orders_path(r->mnt),
+				 r->want == UNPKG_FSCLASS_EXT4 ||
+					 r->want == UNPKG_FSCLASS_XFS);
+}
+END_TEST
+
+/* An overlay on xfs, with mountinfo faked to name its upper directory:
+ * where it names its own, the overlay orders its commits; where it names
+ * another file system's directory, even one whose commits are ordered
+ * (an ext4's, whose options the fake procfs shows through a link to the
+ * real one), or a path that does not exist, it does not. */
+START_TEST(test_overlay_upper_named)
+{
+	const struct realfs *ov = realfs_named("overlay-xfs");
+	const struct realfs *ext4 = realfs_named("ext4");
+	struct fake f;
+	struct stat st;
+	enum unpkg_wb_path wb;
+	char line[3 * PATH_MAX], link[PATH_MAX];
+
+	if (!ov->ok || !ext4->ok) {
+		tu_skip_part("an overlay's upper directory as mountinfo names "
+			     "it", "no overlay on xfs, or no ext4 (above)");
+		return;
+	}
+	ck_assert_int_eq(stat(ov->mnt, &st), 0);
+	fake_init(&f);
+	snprintf(link, sizeof(link), "%s/fs", f.proc);
+	ck_assert_int_eq(symlink("/proc/fs", link), 0);
+	snprintf(link, sizeof(link), "%s/partitions", f.proc);
+	ck_assert_int_eq(symlink("/proc/partitions", link), 0);
+	ck_assert_int_eq(orders_path(ext4->mnt), 1);
+
+	snprintf(line, sizeof(line), "99 1 %u:%u / /ov rw - overlay overlay "
+		 "rw,lowerdir=/l,upperdir=%s,workdir=/w\n", major(st.st_dev),
+		 minor(st.st_dev), ov->upper);
+	fake_put(f.proc, "self/mountinfo", line);
+	ck_assert_int_eq(orders_path_at(ov->mnt, "/sys", f.proc, &wb), 1);
+	ck_assert_int_eq(wb, UNPKG_WB_OVERLAY);
+
+	snprintf(line, sizeof(line), "99 1 %u:%u / /ov rw - overlay overlay "
+		 "rw,lowerdir=/l,upperdir=%s,workdir=/w\n", major(st.st_dev),
+		 minor(st.st_dev), ext4->mnt);
+	fake_put(f.proc, "self/mountinfo", line);
+	ck_assert_int_eq(orders_path_at(ext4->mnt, "/sys", f.proc, &wb), 1);
+	ck_assert_int_eq(orders_path_at(ov->mnt, "/sys", f.proc, &wb), 0);
+	ck_assert_int_eq(wb, UNPKG_WB_RANGE);
+
+	snprintf(line, sizeof(line), "99 1 %u:%u / /ov rw - overlay overlay "
+		 "rw,lowerdir=/l,upperdir=%s/gone,workdir=/w\n",
+		 major(st.st_dev), minor(st.st_dev), ov->upper);
+	fake_put(f.proc, "self/mountinfo", line);
+	ck_assert_int_eq(orders_path_at(ov->mnt, "/sys", f.proc, &wb), 0);
+	fake_free(&f);
 }
 END_TEST
 
@@ -801,6 +908,7 @@ int main(void)
 		}
 		tcase_set_timeout(real, 60);
 		tcase_add_loop_test(real, test_real, 0, (int)N_REALFS);
+		tcase_add_test(real, test_overlay_upper_named);
 		tcase_add_loop_test(real, test_real_fallbacks, 0, (int)N_REALFS);
 		suite_add_tcase(s, real);
 	}

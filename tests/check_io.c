@@ -1,5 +1,6 @@
 /* check_io.c - unpkg_write_all(): every byte written through short writes
- * and interrupted ones, and the error that stops it. */
+ * and interrupted ones, and the error that stops it; starting and waiting
+ * for a file's writeback, directly and through an overlayfs. */
 #include "config.h"
 
 #include <check.h>
@@ -9,7 +10,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -122,11 +125,15 @@ START_TEST(test_nothing)
 }
 END_TEST
 
-/* A regular file's writeback is waited for; where sync_file_range cannot
- * serve (a pipe), fdatasync, whose failure is reported as its own; a bad
- * descriptor is an error. */
+/* Both paths (_i: enum unpkg_wb_path) on a regular file and a pipe.  A
+ * regular file's writeback is started and waited for without fdatasync
+ * (where the overlay's FIEMAP is missing, as on a tmpfs, with one
+ * instead); a pipe cannot be served: its start fails as unsupported, its
+ * wait falls back to fdatasync, whose failure is reported as its own; a
+ * bad descriptor is an error. */
 START_TEST(test_wait_written)
 {
+	const enum unpkg_wb_path wb = (enum unpkg_wb_path)_i;
 	char path[] = "/tmp/check_io.XXXXXX";
 	unsigned long waits = 0, syncs = 0;
 	const char *failed = NULL;
@@ -135,26 +142,149 @@ START_TEST(test_wait_written)
 	fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(unpkg_write_all(fd, "data\n", 5), 0);
-	ck_assert_int_eq(unpkg_wait_written(fd, &waits, &syncs, &failed), 0);
+	ck_assert_int_eq(unpkg_writeback_start(fd, wb), 0);
+	ck_assert_int_eq(unpkg_wait_written(fd, wb, &waits, &syncs, &failed),
+			 0);
 	ck_assert_uint_eq(waits, 1);
-	ck_assert_uint_eq(syncs, 0);
+	ck_assert_uint_le(syncs, wb == UNPKG_WB_OVERLAY);
 	close(fd);
+	unlink(path);
+	syncs = 0;
 	ck_assert_int_eq(pipe(p), 0);
-	ck_assert_int_eq(unpkg_wait_written(p[1], &waits, &syncs, &failed),
-			 -1);
+	ck_assert_int_eq(unpkg_writeback_start(p[1], wb), -1);
+	ck_assert(unpkg_writeback_unsupported(errno));
+	ck_assert_int_eq(unpkg_wait_written(p[1], wb, &waits, &syncs,
+					    &failed), -1);
 	ck_assert_str_eq(failed, "fdatasync");
 	ck_assert_uint_eq(waits, 2);
 	ck_assert_uint_eq(syncs, 1);
 	close(p[0]);
 	close(p[1]);
-	ck_assert_int_eq(unpkg_wait_written(-1, &waits, &syncs, &failed), -1);
+	ck_assert_int_eq(unpkg_wait_written(-1, wb, &waits, &syncs, &failed),
+			 -1);
 	ck_assert_int_eq(errno, EBADF);
 	ck_assert_str_eq(failed, "write back");
 	ck_assert_uint_eq(syncs, 1);
 	ck_assert(unpkg_writeback_unsupported(ENOSYS));
 	ck_assert(unpkg_writeback_unsupported(EOPNOTSUPP));
 	ck_assert(!unpkg_writeback_unsupported(EIO));
-	unlink(path);
+}
+END_TEST
+
+#ifndef SYS_cachestat
+#define SYS_cachestat 451	/* the same number on every architecture */
+#endif
+
+/* The pages of the file `path` that are dirty and under writeback
+ * (cachestat(2), Linux 6.5).  0, or -1 with errno set. */
+static int page_state(const char *path, unsigned long long *dirty,
+		      unsigned long long *writeback)
+{
+	struct {
+		uint64_t off, len;
+	} range = { 0, 0 };
+	struct {
+		uint64_t cache, dirty, writeback, evicted, recent;
+	} st = { 0 };
+	int fd, rc, e;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	rc = (int)syscall(SYS_cachestat, fd, &range, &st, 0);
+	e = errno;
+	close(fd);
+	errno = e;
+	*dirty = st.dirty;
+	*writeback = st.writeback;
+	return rc;
+}
+
+/* `n` bytes written into the new file `path`, its descriptor returned. */
+static int write_new(const char *path, size_t n)
+{
+	static char block[1 << 16];
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	memset(block, 'x', sizeof(block));
+	for (; n > 0; n -= sizeof(block))
+		ck_assert_int_eq(unpkg_write_all(fd, block, sizeof(block)), 0);
+	return fd;
+}
+
+/* Through a real overlayfs whose upper layer is on $TMPDIR's file system
+ * (root): the upper file's dirty pages are what counts, since the overlay
+ * keeps none of its own.  The overlay's path starts their writeback, and
+ * its wait leaves none dirty nor under writeback, without fdatasync. */
+START_TEST(test_overlay_writeback)
+{
+	char *top = tu_mkdtemp(), dirs[4][4096], opts[3 * 4096 + 64];
+	static const char *const names[] = { "lower", "upper", "work", "ovl" };
+	unsigned long long dirty, wb;
+	unsigned long waits = 0, syncs = 0;
+	const char *failed = NULL;
+	int i, fd, rc;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(dirs[i], sizeof(dirs[i]), "%s/%s", top, names[i]);
+		ck_assert_int_eq(mkdir(dirs[i], 0755), 0);
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
+		 dirs[0], dirs[1], dirs[2]);
+	if (geteuid() != 0 || mount("overlay", dirs[3], "overlay", 0,
+				    opts) != 0) {
+		tu_skip_part("writeback through an overlayfs",
+			     geteuid() != 0 ? "not root"
+					    : "cannot mount an overlayfs here");
+		goto out;
+	}
+	snprintf(dirs[3] + strlen(dirs[3]), sizeof(dirs[3]) - strlen(dirs[3]),
+		 "/started");
+	snprintf(dirs[1] + strlen(dirs[1]), sizeof(dirs[1]) - strlen(dirs[1]),
+		 "/started");
+	fd = write_new(dirs[3], BIG);
+	rc = page_state(dirs[1], &dirty, &wb);
+	ck_assert_msg(rc == 0 || errno == ENOSYS, "cachestat: %s",
+		      strerror(errno));
+	if (rc != 0 || dirty == 0) {
+		tu_skip_part("writeback through an overlayfs",
+			     rc != 0 ? "no cachestat(2) (Linux 6.5)"
+				     : "the upper layer keeps no dirty pages "
+				       "(a tmpfs)");
+		close(fd);
+		goto unmount;
+	}
+	ck_assert_int_eq(unpkg_writeback_start(fd, UNPKG_WB_OVERLAY), 0);
+	ck_assert_int_eq(page_state(dirs[1], &dirty, &wb), 0);
+	ck_assert_msg(dirty == 0, "%llu pages still dirty after the start",
+		      dirty);
+	ck_assert_int_eq(unpkg_wait_written(fd, UNPKG_WB_OVERLAY, &waits,
+					    &syncs, &failed), 0);
+	ck_assert_int_eq(page_state(dirs[1], &dirty, &wb), 0);
+	ck_assert_msg(dirty == 0 && wb == 0, "after the wait: %llu dirty, "
+		      "%llu under writeback", dirty, wb);
+	ck_assert_uint_eq(waits, 1);
+	ck_assert_uint_eq(syncs, 0);
+	close(fd);
+
+	/* the wait alone writes back too */
+	strcpy(strrchr(dirs[3], '/'), "/waited");
+	strcpy(strrchr(dirs[1], '/'), "/waited");
+	fd = write_new(dirs[3], BIG);
+	ck_assert_int_eq(unpkg_wait_written(fd, UNPKG_WB_OVERLAY, &waits,
+					    &syncs, &failed), 0);
+	ck_assert_int_eq(page_state(dirs[1], &dirty, &wb), 0);
+	ck_assert_msg(dirty == 0 && wb == 0, "after the wait alone: %llu "
+		      "dirty, %llu under writeback", dirty, wb);
+	ck_assert_uint_eq(syncs, 0);
+	close(fd);
+unmount:
+	strrchr(dirs[3], '/')[0] = '\0';
+	ck_assert_int_eq(umount(dirs[3]), 0);
+out:
+	tu_rm_rf(top);
+	free(top);
 }
 END_TEST
 
@@ -166,7 +296,9 @@ int main(void)
 	tcase_add_test(tc, test_interrupted);
 	tcase_add_test(tc, test_short_then_error);
 	tcase_add_test(tc, test_nothing);
-	tcase_add_test(tc, test_wait_written);
+	tcase_add_loop_test(tc, test_wait_written, UNPKG_WB_RANGE,
+			    UNPKG_WB_OVERLAY + 1);
+	tcase_add_test(tc, test_overlay_writeback);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

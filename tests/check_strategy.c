@@ -622,11 +622,12 @@ static void check_system_choice(const char *dir)
 	struct unpkg_err err;
 	struct unpkg_stats st;
 	enum unpkg_sync_mode mode;
+	enum unpkg_wb_path wb;
 	int fd = open(dir, O_RDONLY | O_DIRECTORY), ordered;
 
 	ck_assert_int_ge(fd, 0);
 	unpkg_err_init(&err);
-	ordered = unpkg_fsclass_commit_orders_fd(fd, &err);
+	ordered = unpkg_fsclass_commit_orders_fd(fd, &wb, &err);
 	ck_assert_int_ge(ordered, 0);
 	memset(&st, 0, sizeof(st));
 	ck_assert_int_eq(unpkg_sync_choose_auto(fd, fd, 0, &st, &mode, &err),

@@ -92,7 +92,7 @@ trace_install() {
 	local root=$1 mode=$2 deb=$3 opt=()
 	[ "$mode" = auto ] || opt=(--sync="$mode")
 	strace -f -y -qq -o "$TESTDIR/trace" \
-		-e trace=fdatasync,fsync,syncfs,sync_file_range,rename,renameat,renameat2 \
+		-e trace=fdatasync,fsync,syncfs,sync_file_range,ioctl,rename,renameat,renameat2 \
 		"${TRACE_WRAP[@]}" \
 		"$UNPKG" --root="$root" "${opt[@]}" --stats --unpack "$deb" \
 		>"$TESTDIR/out" 2>"$TESTDIR/err" ||
@@ -116,9 +116,11 @@ calls() {
 }
 
 # waits UNDER: the number of waits for a file's writeback
-# (sync_file_range with WAIT_AFTER) on a file UNDER or below it.
+# (sync_file_range with WAIT_AFTER, or through an overlayfs FS_IOC_FIEMAP
+# with FIEMAP_FLAG_SYNC) on a file UNDER or below it.
 waits() {
-	grep 'WAIT_AFTER' "$TESTDIR/trace" | calls sync_file_range "$1" /dev/stdin
+	echo $(($( { grep 'WAIT_AFTER' "$TESTDIR/trace" || true; } | calls sync_file_range "$1" /dev/stdin) +
+		$( { grep 'FS_IOC_FIEMAP.*FIEMAP_FLAG_SYNC' "$TESTDIR/trace" || true; } | calls ioctl "$1" /dev/stdin)))
 }
 
 # expect_count WHAT ACTUAL EXPECTED
@@ -130,18 +132,22 @@ expect_count() {
 	fi
 }
 
-# check_order ROOT SUBDIR NAME: every file fdatasync'ed below ROOT/SUBDIR
-# is renamed after its fdatasync, and each directory with renames there is
-# fsync'ed after the last of them.
+# check_order ROOT SUBDIR NAME [commit]: every file fdatasync'ed (or
+# through an overlayfs waited for with FIEMAP_FLAG_SYNC) below ROOT/SUBDIR
+# is renamed after that, and each directory with renames there is
+# fsync'ed after the last of them; with "commit" (where the commits are
+# ordered), a directory under ROOT is fsync'ed after the last rename.
 check_order() {
-	awk -v subd="$1/$2" '
+	awk -v root="$1" -v subd="$1/$2" -v commit="${4:-}" '
 	/ = -1 / { next }
-	$2 ~ /^fdatasync\(/ && match($0, /<[^>]*>/) {
+	($2 ~ /^fdatasync\(/ || ($2 ~ /^ioctl\(/ && /FIEMAP_FLAG_SYNC/)) &&
+	match($0, /<[^>]*>/) {
 		p = substr($0, RSTART + 1, RLENGTH - 2)
 		if (index(p, subd "/") == 1 && !(p in synced)) synced[p] = NR
 		next
 	}
 	$2 ~ /^rename/ {
+		lastrename = NR
 		# renameat(3</dir>, "x.dpkg-new", 3</dir>, "x", ...)
 		if (match($0, /<[^>]*>, "[^"]*\.dpkg-new"/)) {
 			s = substr($0, RSTART + 1, RLENGTH - 2)
@@ -156,11 +162,20 @@ check_order() {
 	$2 ~ /^fsync\(/ && match($0, /<[^>]*>/) {
 		p = substr($0, RSTART + 1, RLENGTH - 2)
 		if (p in last && NR > last[p]) done[p] = 1
+		if (p == root || index(p, root "/") == 1) lastfsync = NR
 	}
 	END {
+		if (commit != "") {
+			if (lastfsync < lastrename) {
+				print "no fsync under " root " after the last rename"
+				bad = 1
+			}
+			for (d in last)
+				done[d] = 1
+		}
 		for (f in synced)
 			if (!(f in renamed) || renamed[f] < synced[f]) {
-				print "not renamed after its fdatasync: " f
+				print "not renamed after its sync: " f
 				bad = 1
 			}
 		for (d in last)
@@ -429,24 +444,46 @@ auto_beside() {
 	fi
 }
 
-# overlay_beside FS BDI: an overlayfs root whose upper layer is on the file
-# system mounted on FS (whose backing device is BDI), its lower layer on
-# fs-other: its pages wait on FS's, so auto_beside gives syncfs beside the
-# neighbour on fs-other and uring beside the one on FS, both by BDI's
-# figure.
-overlay_beside() {
-	local fs=$1 bdi=$2 ov
-	ov=$TESTDIR/ov-$(basename "$fs")
-	mkdir -p "$TESTDIR/fs-other/lower" "$fs/upper" "$fs/work" "$ov"
-	if ! mount -t overlay overlay -o "lowerdir=$TESTDIR/fs-other/lower,upperdir=$fs/upper,workdir=$fs/work" "$ov" 2>/dev/null; then
-		skip_part "auto on an overlayfs on $(basename "$fs")" "cannot mount an overlayfs here"
-		return 0
+# overlay_on FS NAME: mount an overlayfs whose upper layer is on the file
+# system mounted on FS (FS/NAME-upper), its lower layer on fs-other, on
+# $ov ($TESTDIR/NAME) with a fresh root in it (0), or skip (1).
+overlay_on() {
+	ov=$TESTDIR/$2
+	mkdir -p "$TESTDIR/fs-other/lower" "$1/$2-upper" "$1/$2-work" "$ov"
+	if ! mount -t overlay overlay -o "lowerdir=$TESTDIR/fs-other/lower,upperdir=$1/$2-upper,workdir=$1/$2-work" "$ov" 2>/dev/null; then
+		skip_part "auto on an overlayfs on $(basename "$1")" "cannot mount an overlayfs here"
+		return 1
 	fi
 	MOUNTS+=("$ov")
 	mkroot "$ov"
 	sync -f "$ov"
-	auto_beside "$ov" "$TESTDIR/fs-other/neighbour" "$bdi" syncfs overlayfs
-	auto_beside "$ov" "$fs/neighbour" "$bdi" uring overlayfs
+}
+
+# overlay_beside FS BDI: an overlayfs root (overlay_on) whose upper
+# layer's commits are not ordered (FS, whose backing device is BDI): its
+# pages wait on FS's, so auto_beside gives syncfs beside the neighbour on
+# fs-other and uring beside the one on FS, both by BDI's figure.
+overlay_beside() {
+	local ov
+	overlay_on "$1" "ov-$(basename "$1")" || return 0
+	auto_beside "$ov" "$TESTDIR/fs-other/neighbour" "$2" syncfs overlayfs
+	auto_beside "$ov" "$1/neighbour" "$2" uring overlayfs
+}
+
+# overlay_ordered FS: an overlayfs root (overlay_on) whose upper layer's
+# commits are ordered (FS: ext4 with barriers): auto counts nothing and
+# waits for each file through the overlay, which sync_file_range does not
+# reach: with FIEMAP_FLAG_SYNC, no fdatasync and no syncfs; the fsync of
+# the directories after the renames commits it all.
+overlay_ordered() {
+	local ov
+	overlay_on "$1" "ov-ordered-$(basename "$1")" || return 0
+	auto_beside "$ov" "$1/neighbour" "" ordered overlayfs
+	assert_grep '^stats: data waiting to be written before the run: not counted: its file systems order their commits \(an overlayfs through its upper layer.s\)' \
+		"$TESTDIR/out" "--stats: an overlayfs orders its commits through its upper layer"
+	expect_count "fdatasync on the overlay whose commits are ordered" "$(calls fdatasync "$ov")" 0
+	[ "$(calls fsync "$ov")" -ge 1 ] || check_fail "no fsync of a directory on the overlay"
+	check_order "$ov" usr smboot commit
 }
 
 # btrfs_beside: auto_beside on a btrfs root and on an overlayfs whose upper
@@ -513,6 +550,7 @@ else
 		# keeps the syncfs strategy and calls no syncfs
 		mount -o remount,barrier "$TESTDIR/fs-root"
 		auto_beside "$root" "$TESTDIR/fs-root/neighbour" "$rootdev" ordered "ext4 with a journal"
+		overlay_ordered "$TESTDIR/fs-root"
 		mount -o remount,nobarrier "$TESTDIR/fs-root"
 
 		overlay_beside "$TESTDIR/fs-root" "$rootdev"
