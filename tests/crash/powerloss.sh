@@ -25,6 +25,21 @@
 #  - a quiet moment of CRASH_IDLE_S (6) seconds after the installer exits,
 #    before that last fsync: ext4's periodic commit (5 s) is recorded too.
 #
+# Overlay variants (CRASH_FS ext4+overlay, xfs+overlay, btrfs+overlay), a
+# container's root: the file system under test is the base one, made,
+# mounted, recorded and checked as above; on it lie lower/, upper/ and
+# work/, the scenario's root is copied into lower/root (an image layer:
+# the run replaces its files by copy-up and whiteouts), and the installer's
+# root is root in an overlayfs (lowerdir, upperdir and workdir those three,
+# default options) mounted on $W/ov, outside the base mount.  Each mount of
+# the base file system (BASE's "before" snapshot, the recorded run, each
+# state's checks and its I6 re-runs) gets an overlay mounted anew on it,
+# unmounted before the base is; the "after" snapshot of the recorded run
+# is read through a second overlay mounted after the last fsync, as a
+# state's checks read theirs.  The bystander writes to the base file
+# system, next to the layers.  The overlay variants run when named in
+# CRASH_FS, in no default matrix.
+#
 # Replay.  tests/crash/crashimg builds, for a flush point K, the image as a
 # power cut would leave it: BASE, every record up to flush K, and a subset
 # of the writes between flush K and K+1 cut into 4 KiB units (torn writes
@@ -33,14 +48,17 @@
 # state goes on a new file (st-K-SEED.img, a new inode, removed after) and
 # a new loop device, and is checked:
 #   mount        journal recovery, as after a reboot; a state that does
-#                not mount counts as file-system damage (FS)
+#                not mount counts as file-system damage (FS), and so does
+#                one whose overlay (overlay variants) does not mount
 #   I3 I8        dpkg-query -W and dpkg --audit accept the database
 #   I1 I2 I4 I5 I7 I8
 #                every path of the packages of the run is its old or new
 #                state (type, mode, owner, size, MD5, link target, mtime;
 #                absent counts as a state); nothing else changed in the
 #                root but *.dpkg-new/*.dpkg-tmp, and nothing appeared next
-#                to the root (I2); a package recorded unpacked/installed
+#                to the root (I2; in an overlay variant, nothing next
+#                to it in upper/ or next to the layers either, and lower/
+#                exactly as it was); a package recorded unpacked/installed
 #                at a version has that version's files and info/ files
 #                (I4); old and new files side by side only under
 #                half-installed + reinstreq, no new file under the old or
@@ -120,13 +138,17 @@
 # elsewhere" and leave nothing behind.
 # CRASH_MATRIX=full (make crashcheck): every file system, scenario (the
 # six above) and row, CRASH_STATES (150) per cell, CRASH_AUTO_STATES
-# (twice that) for unpkg:auto.  CRASH_FS, CRASH_SCENARIOS or CRASH_ROWS
-# alone: those cells (defaults ext4, upgrade, unpkg:auto unpkg:dpkg and
-# the self-test row).
+# (twice that) for unpkg:auto; the overlay variants only when CRASH_FS
+# names them (each would add as much time as a base file system), e.g.
+# CRASH_MATRIX=full CRASH_FS="ext4+overlay xfs+overlay"
+# CRASH_ROWS=unpkg:auto.  CRASH_FS, CRASH_SCENARIOS or CRASH_ROWS alone:
+# those cells (defaults ext4, upgrade, unpkg:auto unpkg:dpkg and the
+# self-test row).
 #
 # Environment:
 #   CRASH_MATRIX=full              the whole matrix (make crashcheck)
-#   CRASH_FS="ext4 xfs btrfs"      file systems
+#   CRASH_FS="ext4 xfs btrfs"      file systems (also ext4+overlay,
+#                                  xfs+overlay, btrfs+overlay; see above)
 #   CRASH_SCENARIOS="fresh upgrade"   (or configure, triggers, remove,
 #                                  purge)
 #   CRASH_ROWS="unpkg:auto ..."    installers (the default is above)
@@ -279,14 +301,20 @@ declare -A KNOWN_SEEN=()
 { exec 3<>/dev/fuse; } 2>/dev/null || skip "cannot open /dev/fuse here"
 exec 3>&-
 for fs in $FSES; do
-	case $fs in
+	# (an overlay variant: its base file system, and overlayfs)
+	bfs=${fs%+overlay}
+	case $bfs in
 	ext4) need_cmd mkfs.ext4 e2fsck ;;
 	xfs) need_cmd mkfs.xfs xfs_repair ;;
 	btrfs) need_cmd mkfs.btrfs btrfs ;;
-	*) hard_error "CRASH_FS: ext4, xfs or btrfs, not $fs" ;;
+	*) hard_error "CRASH_FS: ext4, xfs or btrfs, each alone or +overlay, not $fs" ;;
 	esac
-	grep -qw "$fs" /proc/filesystems || modprobe "$fs" 2>/dev/null ||
-		skip "the kernel has no $fs"
+	grep -qw "$bfs" /proc/filesystems || modprobe "$bfs" 2>/dev/null ||
+		skip "the kernel has no $bfs"
+	if [ "$bfs" != "$fs" ]; then
+		grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
+			skip "CRASH_FS $fs: the kernel has no overlayfs (module overlay)"
+	fi
 done
 W=$TESTDIR/w
 mkdir -p "$W"
@@ -294,7 +322,7 @@ mkdir -p "$W"
 mount -t tmpfs -o size=6g,mode=0700 unpkg-powerloss "$W" 2>/dev/null ||
 	skip "cannot mount file systems here"
 register_mount "$W"
-mkdir -p "$W/m" "$W/fuse"
+mkdir -p "$W/m" "$W/fuse" "$W/ov"
 # the scratch files of the checks (invariants.sh)
 INV_WORK=$W
 truncate -s 1M "$W/probe.img"
@@ -363,11 +391,30 @@ elsewhere() {
 	hard_error "state still mounted elsewhere: $2 ($1, $(loop_file "$1"); mounted by:$(holders "$1")): a process that entered a new mount namespace while the state was mounted keeps it"
 }
 
-# unmount_state DEV: unmount $W/m, where DEV is mounted, and make sure its
-# file system is gone in every mount namespace.
+# The file system of the cell: FS as named in CRASH_FS, BFS without its
+# "+overlay", OVERLAY 1 for an overlay variant; ROOT is the installer's
+# root, ROOT_IN_FS where it lies in the base file system (run_cell).
+BFS='' OVERLAY=0 ROOT='' ROOT_IN_FS=''
+
+# ov_mount: for an overlay variant, a new overlay at $W/ov on the layers
+# of the file system mounted at $W/m (overlayfs's default options);
+# nothing otherwise.
+ov_mount() {
+	[ "$OVERLAY" = 1 ] || return 0
+	mount -t overlay -o "lowerdir=$W/m/lower,upperdir=$W/m/upper,workdir=$W/m/work" \
+		unpkg-powerloss-ov "$W/ov"
+}
+
+# unmount_state DEV: unmount $W/m, where DEV is mounted, the overlay on it
+# first, and make sure its file system is gone in every mount namespace
+# (an overlay still mounted anywhere would keep it alive).
 unmount_state() {
+	if mountpoint -q "$W/ov"; then
+		umount "$W/ov" || hard_error "cannot unmount the overlay $W/ov ($1)"
+		! mountpoint -q "$W/ov" || hard_error "an overlay is still mounted at $W/ov after umount ($1)"
+	fi
 	umount "$W/m" || hard_error "cannot unmount $W/m ($1)"
-	await_gone fs_alive "$1" || elsewhere "$1" "its $FS lives on after umount"
+	await_gone fs_alive "$1" || elsewhere "$1" "its $BFS lives on after umount"
 }
 
 # attach FILE [losetup option...]: a new loop device on FILE, in DEV.
@@ -385,7 +432,7 @@ detach() {
 	local d f keep=()
 	f=$(loop_file "$1")
 	f=${f% (deleted)}
-	[ "$FS" != btrfs ] || btrfs device scan --forget "$1" >/dev/null 2>&1 || true
+	[ "$BFS" != btrfs ] || btrfs device scan --forget "$1" >/dev/null 2>&1 || true
 	losetup -d "$1" || hard_error "cannot detach $1"
 	for d in "${LOOPS[@]}"; do
 		[ "$d" = "$1" ] || keep+=("$d")
@@ -408,7 +455,7 @@ leftovers() {
 		echo "imgfs (pid $IMGFS_PID)"
 	fi
 	local m
-	for m in "$W/m" "$W/fuse"; do
+	for m in "$W/ov" "$W/m" "$W/fuse"; do
 		! mountpoint -q "$m" || echo "mount $m"
 	done
 }
@@ -425,6 +472,9 @@ detach_all() {
 	[ -z "$PIN_PID" ] || stop "$PIN_PID"
 	[ -z "$BYSTANDER_PID" ] || stop "$BYSTANDER_PID"
 	PIN_PID='' BYSTANDER_PID=''
+	if mountpoint -q "$W/ov"; then
+		umount "$W/ov" || umount -l "$W/ov"
+	fi
 	if mountpoint -q "$W/m"; then
 		umount "$W/m" || umount -l "$W/m"
 	fi
@@ -477,6 +527,7 @@ trap 'exit 130' INT
 trap 'exit 129' HUP
 
 # --- file systems ---------------------------------------------------------------
+# (of the base file system, BFS, in an overlay variant)
 fs_size() {
 	case $1 in
 	ext4) echo 64M ;;
@@ -485,22 +536,22 @@ fs_size() {
 	esac
 }
 fs_mkfs() {
-	case $FS in
+	case $BFS in
 	ext4) mkfs.ext4 -q -F -b 4096 "$1" ;;
 	xfs) mkfs.xfs -q -f "$1" ;;
 	btrfs) mkfs.btrfs -q -f "$1" >/dev/null ;;
 	esac
 }
 fs_mount() {
-	case $FS in
+	case $BFS in
 	ext4) mount -t ext4 -o noauto_da_alloc "$1" "$2" ;;
-	*) mount -t "$FS" "$1" "$2" ;;
+	*) mount -t "$BFS" "$1" "$2" ;;
 	esac
 }
 # fs_check DEV: the read-only check of the file system; its report in
 # $W/fsck.out, status 0 if clean.
 fs_check() {
-	case $FS in
+	case $BFS in
 	ext4) e2fsck -fn "$1" >"$W/fsck.out" 2>&1 ;;
 	xfs) xfs_repair -n "$1" >"$W/fsck.out" 2>&1 ;;
 	btrfs) btrfs check --readonly "$1" >"$W/fsck.out" 2>&1 ;;
@@ -758,7 +809,7 @@ record_cell() {
 	local tpl size dev rc
 	tpl=$(scenario_tpl "$SCEN")
 	by_dpkg "$SCEN" || true # (probed here, not in the recorded run)
-	size=$(fs_size "$FS")
+	size=$(fs_size "$BFS")
 	rm -rf "$C"
 	mkdir -p "$C"
 
@@ -766,11 +817,21 @@ record_cell() {
 	truncate -s "$size" "$C/base.img"
 	attach "$C/base.img"
 	dev=$DEV
-	fs_mkfs "$dev" || hard_error "mkfs.$FS failed"
-	fs_mount "$dev" "$W/m" || hard_error "cannot mount the new $FS"
-	cp -a "$tpl" "$W/m/root"
+	fs_mkfs "$dev" || hard_error "mkfs.$BFS failed"
+	fs_mount "$dev" "$W/m" || hard_error "cannot mount the new $BFS"
+	if [ "$OVERLAY" = 1 ]; then
+		# the root an image layer; lower.fp: its exact content, which
+		# no state may change (check_state)
+		mkdir "$W/m/lower" "$W/m/upper" "$W/m/work"
+		cp -a "$tpl" "$W/m/lower/root"
+		fingerprint "$W/m/lower/root" db >"$C/lower.fp"
+		[ ! -s "$W/fp.err" ] || hard_error "cannot read the lower layer: $(head -n 3 "$W/fp.err")"
+		ov_mount || hard_error "cannot mount an overlay on the new $BFS"
+	else
+		cp -a "$tpl" "$W/m/root"
+	fi
 	read -ra PKGS <<<"$(scenario_pkgs "$SCEN")"
-	inv_snapshot "$W/m/root" "$C" old "${PKGS[@]}"
+	inv_snapshot "$ROOT" "$C" old "${PKGS[@]}"
 	unmount_state "$dev"
 	detach "$dev"
 
@@ -793,7 +854,11 @@ record_cell() {
 	[ "$(cat "$q/loop/dio")" = 1 ] || note "warning: $dev does not use direct I/O"
 	[ "$(cat "$q/queue/write_cache")" = "write back" ] ||
 		hard_error "$dev does not announce a volatile write cache: file systems would send no flushes"
-	fs_mount "$dev" "$W/m" || hard_error "cannot mount the recorded $FS"
+	fs_mount "$dev" "$W/m" || hard_error "cannot mount the recorded $BFS"
+	if [ "$OVERLAY" = 1 ]; then
+		ov_mount || hard_error "cannot mount an overlay on the recorded $BFS"
+		note "overlay: $(findmnt -rn -o OPTIONS "$W/ov")"
+	fi
 	# A busy system: while the installer runs, another program appends to
 	# a log file of the same file system and fsyncs it every few
 	# milliseconds (as journald or a database would).  Each of its fsyncs
@@ -803,7 +868,7 @@ record_cell() {
 	bystander "$W/m/bystander" &
 	BYSTANDER_PID=$!
 	# shellcheck disable=SC2046
-	run_logged "$C/run" run_installer "$ROW" "$W/m/root" $(scenario_args "$SCEN")
+	run_logged "$C/run" run_installer "$ROW" "$ROOT" $(scenario_args "$SCEN")
 	rc=$RUN_RC
 	stop "$BYSTANDER_PID"
 	BYSTANDER_PID=
@@ -822,7 +887,14 @@ record_cell() {
 	# relied on the kernel writing its data back later is caught here.
 	echo "written after the run" >"$W/m/bystander"
 	sync "$W/m/bystander"
-	inv_snapshot "$W/m/root" "$C" new "${PKGS[@]}"
+	if [ "$OVERLAY" = 1 ]; then
+		# the result as a new overlay reads it from the layers, as
+		# each state's checks and re-runs do (the umount syncs the
+		# base file system: recorded, after every state that matters)
+		umount "$W/ov" || hard_error "cannot unmount the overlay of the recorded run"
+		ov_mount || hard_error "cannot mount an overlay again on the recorded $BFS"
+	fi
+	inv_snapshot "$ROOT" "$C" new "${PKGS[@]}"
 	unmount_state "$dev"
 	detach "$dev"
 	umount "$W/fuse"
@@ -888,7 +960,7 @@ pin_state() {
 # extent header that is not one: reading it fails with EUCLEAN, "Structure
 # needs cleaning").
 damage_state() {
-	debugfs -w -R "sif /root/usr/share/keeper/data block[0] 0x12345678" "$1" \
+	debugfs -w -R "sif $ROOT_IN_FS/usr/share/keeper/data block[0] 0x12345678" "$1" \
 		>"$W/debugfs.out" 2>&1 || hard_error "debugfs: $(cat "$W/debugfs.out")"
 }
 
@@ -917,11 +989,43 @@ check_state() {
 		detach "$dev"
 		return
 	fi
+	if ! ov_mount 2>"$W/mount.err"; then
+		FS_VERDICT=unmountable
+		echo "FS: its overlay does not mount: $(head -c 200 "$W/mount.err" | tr '\n' ' ')" >>"$v"
+		unmount_state "$dev"
+		detach "$dev"
+		return
+	fi
 	[ "${CRASH_PIN_AT:-0}" != "$STATE_NO" ] || pin_state
-	local r=$W/m/root
+	local r=$ROOT
 	# I2: nothing next to the root.
-	find "$W/m" -mindepth 1 -maxdepth 1 ! -name root ! -name lost+found ! -name bystander \
-		-printf 'I2: outside the root: %P\n' >>"$v" 2>"$W/find.err" || true
+	if [ "$OVERLAY" = 0 ]; then
+		find "$W/m" -mindepth 1 -maxdepth 1 ! -name root ! -name lost+found ! -name bystander \
+			-printf 'I2: outside the root: %P\n' >>"$v" 2>"$W/find.err" || true
+	else
+		# An overlay: the layers, lost+found and the bystander's file
+		# at the top of the base file system; root alone at the top of
+		# the overlay and of upper/ (what was made next to the root is
+		# in both, a whiteout of something next to it in upper/ only);
+		# in work/, overlayfs's own work/ and index/, not looked into:
+		# its scratch space (copy-ups under way), emptied by every
+		# mount.  Whiteouts and opaque directories in upper/root are
+		# how the overlay records removals: judged, like the rest of
+		# the root, through the overlay.  lower/ is a layer no writer
+		# reaches: its exact content, database included, as on BASE.
+		{
+			find "$W/m" -mindepth 1 -maxdepth 1 ! -name lower ! -name upper ! -name work \
+				! -name lost+found ! -name bystander -printf 'I2: next to the layers: %P\n'
+			find "$W/ov" -mindepth 1 -maxdepth 1 ! -name root -printf 'I2: outside the root: %P\n'
+			find "$W/m/upper" -mindepth 1 -maxdepth 1 ! -name root -printf 'I2: in upper/, outside the root: %P\n'
+			find "$W/m/work" -mindepth 1 -maxdepth 1 ! -name work ! -name index -printf 'I2: in work/: %P\n'
+		} >>"$v" 2>"$W/find.err" || true
+		fingerprint "$W/m/lower/root" db >"$W/lower.fp"
+		inv_read_errors "$v" "the lower layer" "$W/fp.err"
+		if ! cmp -s "$C/lower.fp" "$W/lower.fp"; then
+			echo "I2: the lower layer changed: $({ diff "$C/lower.fp" "$W/lower.fp" || true; } | sed -n '/^[<>]/p' | head -n 3 | tr '\n' ' ')" >>"$v"
+		fi
+	fi
 	inv_read_errors "$v" "the top of the file system" "$W/find.err"
 	# I1, I3, I4, I5, I7, I8
 	inv_check_state "$r" "$C" "$v"
@@ -929,11 +1033,17 @@ check_state() {
 	# Damage the journal recovery did not mend.
 	if ! fs_check "$dev"; then
 		FS_VERDICT=damaged
-		echo "FS: $FS check reports damage: $(grep -v '^$' "$W/fsck.out" | tail -n 3 | tr '\n' ' ')" >>"$v"
+		echo "FS: $BFS check reports damage: $(grep -v '^$' "$W/fsck.out" | tail -n 3 | tr '\n' ' ')" >>"$v"
 	fi
 	# I6: the same install again converges, and a second one is a no-op.
 	if ! fs_mount "$dev" "$W/m" 2>"$W/mount.err"; then
 		echo "FS: does not mount a second time" >>"$v"
+		detach "$dev"
+		return
+	fi
+	if ! ov_mount 2>"$W/mount.err"; then
+		echo "FS: its overlay does not mount a second time: $(head -c 200 "$W/mount.err" | tr '\n' ' ')" >>"$v"
+		unmount_state "$dev"
 		detach "$dev"
 		return
 	fi
@@ -978,6 +1088,10 @@ classify() {
 # run_cell FS SCEN ROW BUDGET
 run_cell() {
 	FS=$1 SCEN=$2 ROW=$3
+	BFS=${FS%+overlay} OVERLAY=0 ROOT=$W/m/root ROOT_IN_FS=/root
+	if [ "$BFS" != "$FS" ]; then
+		OVERLAY=1 ROOT=$W/ov/root ROOT_IN_FS=/lower/root
+	fi
 	local budget=$4 states=0 bad=0 fsbad=0 known=0 shown=0 k seed line t0 t1 inv
 	local -A per=()
 	C=$W/cell
@@ -1118,7 +1232,7 @@ for cell in "${CELLS[@]}"; do
 		[ "$CELL_BAD" -ne 0 ]; then
 		check_fail "$ROW on $FS/$SCEN: $CELL_BAD crash states violate the contract"
 	fi
-	if [ "$SELFTESTS" = 1 ] && [ "$DAMAGE_DONE" = 0 ] && [ "$FS" = ext4 ] &&
+	if [ "$SELFTESTS" = 1 ] && [ "$DAMAGE_DONE" = 0 ] && [ "$BFS" = ext4 ] &&
 		[[ $ROW == unpkg:* ]] && [[ $EXPECT_LOSS$EXPECT_VIOLATIONS != *" $ROW "* ]]; then
 		damage_selftest
 		DAMAGE_DONE=1
