@@ -26,13 +26,13 @@
  * completed before durable first; the sync after the renames is that
  * commit: an fsync of each directory touched there, never a syncfs,
  * which would write out every other program's dirty data on the file
- * system as well.  Files
- * handed over with unpkg_commit_sync_with() are waited for the same way:
- * whoever renames them later fsyncs their directory after the rename (the
- * database's new status, unpkg_db_write_end()), and that commit carries
- * them.  It carries the renames of the pass before them too, since a
- * journal commits its changes in order: where such a file is handed over
- * after the renames, the fsyncs after them are left to its owner's.
+ * system as well.  Files handed over with unpkg_commit_sync_with() are
+ * waited for the same way: whoever renames them later fsyncs their
+ * directory after the rename (the database's new status,
+ * unpkg_db_write_end()), and that commit carries them.  It carries the
+ * renames of the pass before them too, since a journal commits its
+ * changes in order: where such a file is handed over after the renames,
+ * the fsyncs after them are left to its owner's.
  */
 #include "config.h"
 
@@ -160,8 +160,8 @@ static int syncfs_staged(struct unpkg_commit *c, struct commit_entry *e,
 
 /* The barrier of a file staged where a commit orders its data
  * (`ordered`): its writeback started again and waited for, no flush; a
- * writeback error is the file's sync failing.  Where sync_file_range
- * cannot serve, fdatasync. */
+ * writeback error is the file's sync failing.  Where neither
+ * sync_file_range nor the overlay's calls can serve, fdatasync. */
 static int wait_written(struct unpkg_commit *c, struct commit_entry *e,
 			enum unpkg_wb_path wb, struct unpkg_err *err)
 {
