@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -24,6 +26,29 @@
 
 /* The small files read under /sys and /proc; mountinfo is read by line. */
 #define SMALL_FILE_MAX 4096
+
+/* What the headers of older systems lack (linux/fcntl.h, linux/fs.h;
+ * Linux 6.5 and 6.8). */
+#ifndef AT_HANDLE_FID
+#define AT_HANDLE_FID 0x200	/* a file's identity, not for reopening */
+#endif
+struct fs_uuid {
+	unsigned char len;
+	unsigned char uuid[16];
+};
+#ifndef FS_IOC_GETFSUUID
+#define FS_IOC_GETFSUUID _IOR(0x15, 0, struct fs_uuid)
+#endif
+
+/* An overlayfs's file handle (the format of its "origin" xattrs, on disk
+ * in every upper layer): 3 bytes of padding, then version 0, magic 0xFB,
+ * length, flags, type, the uuid of the file system of the real inode it
+ * stands for, and that file system's own handle.  The flag says the real
+ * inode is the upper one. */
+#define OVL_FILEID		0xF8
+#define OVL_FH_MAGIC		0xFB
+#define OVL_FH_PATH_UPPER	0x04
+#define OVL_FH_UUID_AT		8
 
 static const char *const class_names[UNPKG_FSCLASS_COUNT] = {
 	[UNPKG_FSCLASS_EXT4] = "ext4",
@@ -190,11 +215,34 @@ static const char *pick_upperdir(const char *line, dev_t dev, size_t *len)
 	return NULL;
 }
 
+/* The path `raw` (`len` bytes) as mountinfo escapes it into `out` (at
+ * least len + 1 bytes): \ooo is one byte, the kernel escapes nothing
+ * else.  0, or 1 if it is relative or holds an escaped NUL. */
+static int unescape_path(const char *raw, size_t len, char *out)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < len; j++) {
+		if (raw[i] == '\\' && i + 3 < len &&
+		    raw[i + 1] >= '0' && raw[i + 1] <= '3' &&
+		    raw[i + 2] >= '0' && raw[i + 2] <= '7' &&
+		    raw[i + 3] >= '0' && raw[i + 3] <= '7') {
+			out[j] = (char)((raw[i + 1] - '0') * 64 +
+					(raw[i + 2] - '0') * 8 +
+					(raw[i + 3] - '0'));
+			i += 4;
+		} else {
+			out[j] = raw[i++];
+		}
+	}
+	out[j] = '\0';
+	return out[0] != '/' || strlen(out) != j;
+}
+
 int unpkg_fsclass_overlay_upper(const char *proc, dev_t dev, char *upper,
 				size_t size, struct unpkg_err *err)
 {
 	char *raw;
-	size_t i, j;
 	int rc;
 
 	if (size == 0)
@@ -204,25 +252,8 @@ int unpkg_fsclass_overlay_upper(const char *proc, dev_t dev, char *upper,
 		return unpkg_err_nomem(err);
 	rc = proc_token(proc, "self/mountinfo", pick_upperdir, dev, raw, size,
 			err);
-	if (rc != 0)
-		goto out;
-	/* \ooo is one byte; the kernel escapes nothing else */
-	for (i = j = 0; raw[i] != '\0'; j++) {
-		if (raw[i] == '\\' && raw[i + 1] >= '0' && raw[i + 1] <= '3' &&
-		    raw[i + 2] >= '0' && raw[i + 2] <= '7' &&
-		    raw[i + 3] >= '0' && raw[i + 3] <= '7') {
-			upper[j] = (char)((raw[i + 1] - '0') * 64 +
-					  (raw[i + 2] - '0') * 8 +
-					  (raw[i + 3] - '0'));
-			i += 4;
-		} else {
-			upper[j] = raw[i++];
-		}
-	}
-	upper[j] = '\0';
-	if (upper[0] != '/' || strlen(upper) != j)
-		rc = 1;		/* relative, or an escaped NUL */
-out:
+	if (rc == 0)
+		rc = unescape_path(raw, strlen(raw), upper);
 	free(raw);
 	return rc;
 }
@@ -470,33 +501,138 @@ static int same_geometry(const struct statfs *a, const struct statfs *b)
 	       a->f_namelen == b->f_namelen;
 }
 
+/* unpkg_fsclass_commit_orders_dev() for the file system of `fd`, if it is
+ * the upper layer of an overlayfs whose statfs() gave *ovl: no overlayfs
+ * itself, and the overlay's geometry there.  1, 0 or -1. */
+static int orders_as_upper(int fd, const struct statfs *ovl, const char *sys,
+			   const char *proc, struct unpkg_err *err)
+{
+	enum unpkg_fsclass cls;
+	struct statfs sfs;
+	dev_t dev;
+
+	if (detect_at(fd, sys, proc, &cls, &sfs, &dev, NULL, err) < 0)
+		return -1;
+	if (cls == UNPKG_FSCLASS_OVERLAY || !same_geometry(ovl, &sfs))
+		return 0;
+	return unpkg_fsclass_commit_orders_dev(cls, dev, sys, proc, err);
+}
+
+/* The uuid of the file system of the upper layer of the overlayfs file or
+ * directory `fd`, from the overlay's handle of it (name_to_handle_at with
+ * AT_HANDLE_FID, Linux 6.5), when that stands for its upper inode.  0, or
+ * 1 where the kernel or the overlay gives none. */
+static int overlay_upper_uuid(int fd, unsigned char uuid[16])
+{
+	union {
+		struct file_handle h;
+		unsigned char raw[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} fh;
+	const unsigned char *b = fh.raw + offsetof(struct file_handle,
+						   f_handle);
+	int mount_id;
+
+	fh.h.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", &fh.h, &mount_id,
+			      AT_EMPTY_PATH | AT_HANDLE_FID) < 0 ||
+	    fh.h.handle_type != OVL_FILEID ||
+	    fh.h.handle_bytes < OVL_FH_UUID_AT + 16 || b[3] != 0 ||
+	    b[4] != OVL_FH_MAGIC || !(b[6] & OVL_FH_PATH_UPPER))
+		return 1;
+	memcpy(uuid, b + OVL_FH_UUID_AT, 16);
+	/* all zeros: the overlay keeps no uuid (uuid=null or off) */
+	return memcmp(uuid, (const unsigned char[16]){ 0 }, 16) == 0;
+}
+
+/* Where the upper directory is out of sight (a container): the file
+ * system of the upper layer found among the mounts of PROC/self/mountinfo
+ * by its uuid (FS_IOC_GETFSUUID, Linux 6.8), an ext4 or xfs mounted in
+ * view, as a container's /etc/hosts is, from the disk its layers lie on;
+ * orders_as_upper() of the first one found.  1, 0 or -1. */
+static int upper_by_uuid(const unsigned char uuid[16],
+			 const struct statfs *ovl, const char *sys,
+			 const char *proc, struct unpkg_err *err)
+{
+	char path[PATH_MAX], *line = NULL, *mnt = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int rc = 0, n;
+
+	n = snprintf(path, sizeof(path), "%s/self/mountinfo", proc);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return 0;
+	f = fopen(path, "re");
+	if (f == NULL)
+		return errno == ENOMEM ? unpkg_err_nomem(err) : 0;
+	while (rc == 0 && getline(&line, &cap, f) != -1) {
+		const char *p = line, *type = strstr(line, " - ");
+		struct fs_uuid got = { 0 };
+		struct stat st;
+		size_t len;
+		int field, fd;
+
+		if (type == NULL || (strncmp(type + 3, "ext4 ", 5) != 0 &&
+				     strncmp(type + 3, "xfs ", 4) != 0))
+			continue;
+		for (field = 0; field < 4 && p != NULL; field++) {
+			p = strchr(p, ' ');
+			if (p != NULL)
+				p++;
+		}
+		if (p == NULL)
+			continue;
+		len = strcspn(p, " ");
+		free(mnt);
+		mnt = malloc(len + 1);
+		if (mnt == NULL) {
+			rc = unpkg_err_nomem(err);
+			break;
+		}
+		/* a directory, or a file bind-mounted: nothing else is
+		 * opened (a device could act on it) */
+		if (unescape_path(p, len, mnt) != 0 || stat(mnt, &st) != 0 ||
+		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+			continue;
+		fd = open(mnt, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (ioctl(fd, FS_IOC_GETFSUUID, &got) == 0 && got.len == 16 &&
+		    memcmp(got.uuid, uuid, 16) == 0)
+			rc = orders_as_upper(fd, ovl, sys, proc, err);
+		close(fd);
+	}
+	free(mnt);
+	free(line);
+	fclose(f);
+	return rc;
+}
+
 /* unpkg_fsclass_commit_orders_dev() for the upper layer of the overlayfs
- * of device `dev`, whose statfs() gave *ovl: its directory as mountinfo
- * names it, when it can be opened, shows the overlay's geometry and is no
- * overlayfs itself.  1, 0 or -1. */
-static int upper_orders(dev_t dev, const struct statfs *ovl,
+ * of `fd` (device `dev`, statfs() *ovl): the file system of the directory
+ * that mountinfo's "upperdir=" names, where it can be opened; else the
+ * one found by the uuid in the overlay's handle of `fd`.  Either must
+ * show the overlay's geometry and be no overlayfs itself.  1, 0 or -1. */
+static int upper_orders(int fd, dev_t dev, const struct statfs *ovl,
 			const char *sys, const char *proc,
 			struct unpkg_err *err)
 {
 	char upper[PATH_MAX];
-	enum unpkg_fsclass cls;
-	struct statfs sfs;
-	dev_t updev;
-	int fd, rc;
+	unsigned char uuid[16];
+	int ufd, rc;
 
 	rc = unpkg_fsclass_overlay_upper(proc, dev, upper, sizeof(upper), err);
-	if (rc != 0)
-		return rc < 0 ? -1 : 0;
-	fd = open(upper, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;	/* the mounter's path, not ours */
-	rc = detect_at(fd, sys, proc, &cls, &sfs, &updev, NULL, err);
-	if (rc == 0 && cls != UNPKG_FSCLASS_OVERLAY &&
-	    same_geometry(ovl, &sfs))
-		rc = unpkg_fsclass_commit_orders_dev(cls, updev, sys, proc,
-						     err);
-	close(fd);
-	return rc;
+	if (rc < 0)
+		return -1;
+	ufd = rc == 0 ? open(upper, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (ufd >= 0) {
+		rc = orders_as_upper(ufd, ovl, sys, proc, err);
+		close(ufd);
+		return rc;
+	}
+	/* the mounter's path, not ours */
+	if (overlay_upper_uuid(fd, uuid) != 0)
+		return 0;
+	return upper_by_uuid(uuid, ovl, sys, proc, err);
 }
 
 int unpkg_fsclass_commit_orders_at(int fd, const char *sys, const char *proc,
@@ -514,7 +650,7 @@ int unpkg_fsclass_commit_orders_at(int fd, const char *sys, const char *proc,
 	if (cls != UNPKG_FSCLASS_OVERLAY)
 		return unpkg_fsclass_commit_orders_dev(cls, dev, sys, proc,
 						       err);
-	rc = upper_orders(dev, &sfs, sys, proc, err);
+	rc = upper_orders(fd, dev, &sfs, sys, proc, err);
 	if (rc > 0)
 		*path = UNPKG_WB_OVERLAY;
 	return rc;

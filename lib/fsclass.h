@@ -122,10 +122,16 @@ int unpkg_fsclass_commit_orders_dev(enum unpkg_fsclass cls, dev_t dev,
  * file's pages stay untouched), so the waits go through calls that it
  * passes on to the upper file (io.h).  That file system is the one of the
  * directory that the overlay's "upperdir=" in PROC/self/mountinfo names,
- * if it can be opened and statfs() shows the overlay's geometry there
- * (size, block size, inode count, name length: an overlay shows its upper
- * layer's); the path is the mounter's, and in a container, whose
- * mounter's directories are out of sight, the overlay does not count.
+ * if it can be opened.  The path is the mounter's: in a container it is
+ * out of sight, and the file system is then the one, among the ext4 and
+ * xfs mounts of that mountinfo that are a directory or a file, whose uuid
+ * (FS_IOC_GETFSUUID, Linux 6.8) is the one in the overlay's handle of
+ * `fd` (name_to_handle_at with AT_HANDLE_FID, Linux 6.5: the format of
+ * its "origin" xattrs), as a container's /etc/hosts, bind-mounted from
+ * the disk its layers lie on, shows it.  Either way statfs() must show
+ * the overlay's geometry there (size, block size, inode count, name
+ * length: an overlay shows its upper layer's).  Where neither finds it,
+ * the overlay does not count.
  *
  * 1 or 0; -1 on error (fstatfs() or fstat() of `fd` failed, memory ran
  * out). */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
@@ -753,6 +754,38 @@ START_TEST(test_real)
 }
 END_TEST
 
+/* A fake tree for an overlay's checks: procfs's fs/ and partitions the
+ * real ones (the ext4 driver's options), mountinfo written by
+ * orders_with(). */
+static void fake_overlay_init(struct fake *f)
+{
+	char link[PATH_MAX];
+
+	fake_init(f);
+	snprintf(link, sizeof(link), "%s/fs", f->proc);
+	ck_assert_int_eq(symlink("/proc/fs", link), 0);
+	snprintf(link, sizeof(link), "%s/partitions", f->proc);
+	ck_assert_int_eq(symlink("/proc/partitions", link), 0);
+}
+
+/* orders_path_at() of the overlay mounted on `ovl` with the fake tree,
+ * whose mountinfo names `upper` as the overlay's upper directory and
+ * holds the line `more` after it ("" for none); how in *wb. */
+static int orders_with(const struct fake *f, const char *ovl,
+		       const char *upper, const char *more,
+		       enum unpkg_wb_path *wb)
+{
+	char line[4 * PATH_MAX];
+	struct stat st;
+
+	ck_assert_int_eq(stat(ovl, &st), 0);
+	snprintf(line, sizeof(line), "99 1 %u:%u / /ov rw - overlay overlay "
+		 "rw,lowerdir=/l,upperdir=%s,workdir=/w\n%s",
+		 major(st.st_dev), minor(st.st_dev), upper, more);
+	fake_put(f->proc, "self/mountinfo", line);
+	return orders_path_at(ovl, "/sys", f->proc, wb);
+}
+
 /* An overlay on xfs, with mountinfo faked to name its upper directory:
  * where it names its own, the overlay orders its commits; where it names
  * another file system's directory, even one whose commits are ordered
@@ -763,43 +796,86 @@ START_TEST(test_overlay_upper_named)
 	const struct realfs *ov = realfs_named("overlay-xfs");
 	const struct realfs *ext4 = realfs_named("ext4");
 	struct fake f;
-	struct stat st;
 	enum unpkg_wb_path wb;
-	char line[3 * PATH_MAX], link[PATH_MAX];
+	char gone[PATH_MAX];
 
 	if (!ov->ok || !ext4->ok) {
 		tu_skip_part("an overlay's upper directory as mountinfo names "
 			     "it", "no overlay on xfs, or no ext4 (above)");
 		return;
 	}
-	ck_assert_int_eq(stat(ov->mnt, &st), 0);
-	fake_init(&f);
-	snprintf(link, sizeof(link), "%s/fs", f.proc);
-	ck_assert_int_eq(symlink("/proc/fs", link), 0);
-	snprintf(link, sizeof(link), "%s/partitions", f.proc);
-	ck_assert_int_eq(symlink("/proc/partitions", link), 0);
-	ck_assert_int_eq(orders_path(ext4->mnt), 1);
-
-	snprintf(line, sizeof(line), "99 1 %u:%u / /ov rw - overlay overlay "
-		 "rw,lowerdir=/l,upperdir=%s,workdir=/w\n", major(st.st_dev),
-		 minor(st.st_dev), ov->upper);
-	fake_put(f.proc, "self/mountinfo", line);
-	ck_assert_int_eq(orders_path_at(ov->mnt, "/sys", f.proc, &wb), 1);
-	ck_assert_int_eq(wb, UNPKG_WB_OVERLAY);
-
-	snprintf(line, sizeof(line), "99 1 %u:%u / /ov rw - overlay overlay "
-		 "rw,lowerdir=/l,upperdir=%s,workdir=/w\n", major(st.st_dev),
-		 minor(st.st_dev), ext4->mnt);
-	fake_put(f.proc, "self/mountinfo", line);
+	fake_overlay_init(&f);
 	ck_assert_int_eq(orders_path_at(ext4->mnt, "/sys", f.proc, &wb), 1);
-	ck_assert_int_eq(orders_path_at(ov->mnt, "/sys", f.proc, &wb), 0);
+	ck_assert_int_eq(orders_with(&f, ov->mnt, ov->upper, "", &wb), 1);
+	ck_assert_int_eq(wb, UNPKG_WB_OVERLAY);
+	ck_assert_int_eq(orders_with(&f, ov->mnt, ext4->mnt, "", &wb), 0);
 	ck_assert_int_eq(wb, UNPKG_WB_RANGE);
+	snprintf(gone, sizeof(gone), "%s/gone", ov->upper);
+	ck_assert_int_eq(orders_with(&f, ov->mnt, gone, "", &wb), 0);
+	fake_free(&f);
+}
+END_TEST
 
-	snprintf(line, sizeof(line), "99 1 %u:%u / /ov rw - overlay overlay "
-		 "rw,lowerdir=/l,upperdir=%s/gone,workdir=/w\n",
-		 major(st.st_dev), minor(st.st_dev), ov->upper);
-	fake_put(f.proc, "self/mountinfo", line);
-	ck_assert_int_eq(orders_path_at(ov->mnt, "/sys", f.proc, &wb), 0);
+/* Whether this kernel tells an overlay's upper file system by its uuid:
+ * the overlay's handle of `dir` (AT_HANDLE_FID, Linux 6.5) and the uuid
+ * of the file system of `other` (FS_IOC_GETFSUUID, Linux 6.8). */
+static int uuid_supported(const char *dir, const char *other)
+{
+	union {
+		struct file_handle h;
+		unsigned char raw[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} fh;
+	struct {
+		unsigned char len, uuid[16];
+	} u;
+	int mount_id, fd, ok;
+
+	fh.h.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(AT_FDCWD, dir, &fh.h, &mount_id, 0x200) != 0)
+		return 0;
+	fd = open(other, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ok = ioctl(fd, _IOR(0x15, 0, u), &u) == 0;
+	close(fd);
+	return ok;
+}
+
+/* An overlay on ext4 whose upper directory is out of sight, as from inside
+ * a container (mountinfo names a path that does not exist): its upper
+ * layer's file system is found by the uuid in the overlay's handle among
+ * the mounts in view, there the ext4 the layers lie on; where only the
+ * xfs is in view, or no mount, it is not, and the overlay does not
+ * order its commits. */
+START_TEST(test_overlay_upper_hidden)
+{
+	const struct realfs *ov = realfs_named("overlay-ext4");
+	const struct realfs *ext4 = realfs_named("ext4");
+	const struct realfs *xfs = realfs_named("xfs");
+	struct fake f;
+	enum unpkg_wb_path wb;
+	char more[PATH_MAX + 64];
+
+	if (!ov->ok || !ext4->ok || !xfs->ok) {
+		tu_skip_part("an overlay's upper layer found by its uuid",
+			     "no overlay on ext4, or no ext4 or xfs (above)");
+		return;
+	}
+	if (!uuid_supported(ov->mnt, ext4->mnt)) {
+		tu_skip_part("an overlay's upper layer found by its uuid",
+			     "the kernel has no AT_HANDLE_FID (Linux 6.5) or "
+			     "FS_IOC_GETFSUUID (Linux 6.8)");
+		return;
+	}
+	fake_overlay_init(&f);
+	snprintf(more, sizeof(more), "100 1 7:1 / %s rw - ext4 /dev/loop1 rw\n",
+		 ext4->mnt);
+	ck_assert_int_eq(orders_with(&f, ov->mnt, "/gone/upper", more, &wb), 1);
+	ck_assert_int_eq(wb, UNPKG_WB_OVERLAY);
+	snprintf(more, sizeof(more), "100 1 7:2 / %s rw - xfs /dev/loop2 rw\n",
+		 xfs->mnt);
+	ck_assert_int_eq(orders_with(&f, ov->mnt, "/gone/upper", more, &wb), 0);
+	ck_assert_int_eq(wb, UNPKG_WB_RANGE);
+	ck_assert_int_eq(orders_with(&f, ov->mnt, "/gone/upper", "", &wb), 0);
 	fake_free(&f);
 }
 END_TEST
@@ -909,6 +985,7 @@ int main(void)
 		tcase_set_timeout(real, 60);
 		tcase_add_loop_test(real, test_real, 0, (int)N_REALFS);
 		tcase_add_test(real, test_overlay_upper_named);
+		tcase_add_test(real, test_overlay_upper_hidden);
 		tcase_add_loop_test(real, test_real_fallbacks, 0, (int)N_REALFS);
 		suite_add_tcase(s, real);
 	}

@@ -484,6 +484,37 @@ overlay_ordered() {
 	expect_count "fdatasync on the overlay whose commits are ordered" "$(calls fdatasync "$ov")" 0
 	[ "$(calls fsync "$ov")" -ge 1 ] || check_fail "no fsync of a directory on the overlay"
 	check_order "$ov" usr smboot commit
+
+	# From inside a container the upper directory is out of sight: here
+	# a tmpfs over FS in unpkg's own mount namespace.  A file of FS
+	# bind-mounted in view, as a container's /etc/hosts is, tells the
+	# upper layer's file system by its uuid (Linux 6.8); with nothing of
+	# FS in view the overlay does not count, and beside the neighbour's
+	# data auto syncs file by file.
+	local kv
+	kv=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
+	echo "127.0.0.1 localhost" >"$1/hosts"
+	: >"$TESTDIR/hosts"
+	mount --bind "$1/hosts" "$TESTDIR/hosts"
+	MOUNTS+=("$TESTDIR/hosts")
+	# shellcheck disable=SC2016
+	TRACE_WRAP=(unshare -m sh -c 'mount -t tmpfs hide "$0" || exit 99; exec "$@"' "$1")
+	if [ "$kv" -lt 6008 ]; then
+		skip_part "an overlay's upper layer told by its uuid" "Linux $(uname -r) has no FS_IOC_GETFSUUID (6.8)"
+	else
+		UNPKG_AUTO_DIRTY_MAX_MIB=16 trace_install "$ov" auto "$TESTDIR/smboot.deb"
+		assert_grep '^stats: data waiting to be written before the run: not counted: its file systems order their commits \(an overlayfs through its upper layer.s\)' \
+			"$TESTDIR/out" "the upper directory out of sight, a file of its file system in view: the overlay orders its commits"
+		[ "$(waits "$ov")" -ge 1 ] || check_fail "no wait on $ov with its upper directory out of sight"
+		expect_count "syncfs with the upper directory out of sight" "$(calls syncfs "$ov")" 0
+	fi
+	umount "$TESTDIR/hosts"
+	dirty_beside "$1/neighbour"
+	UNPKG_AUTO_DIRTY_MAX_MIB=16 trace_install "$ov" auto "$TESTDIR/smboot.deb"
+	rm -f "$1/neighbour"
+	TRACE_WRAP=()
+	assert_grep '^stats: sync mode: uring \(auto for overlayfs, default\)' "$TESTDIR/out" \
+		"nothing of the upper layer's file system in view, beside 64 MiB unwritten: uring"
 }
 
 # btrfs_beside: auto_beside on a btrfs root and on an overlayfs whose upper
