@@ -17,7 +17,7 @@
  *
  * Where a journal commit flushes the disk's cache before it and commits
  * metadata in order (ext4 with a journal and barriers, xfs, an overlayfs
- * whose upper layer is one of them: unpkg_fsclass_commit_orders_fd()),
+ * whose upper layer is one of them: unpkg_fsclass_commit_orders_of()),
  * the barrier before the renames needs no flush of its own: a staged file
  * is kept open, its writeback started at once, and the barrier waits for
  * that writeback to complete (sync_file_range with WAIT_AFTER, or through
@@ -101,7 +101,8 @@ static int dir_fs(struct unpkg_commit *c, int dir, struct unpkg_err *err)
 	fd = unpkg_commit_dirfd(c, dir, err);
 	if (fd < 0 || unpkg_fsclass_detect(fd, &cls, NULL, err) < 0)
 		return -1;
-	ordered = unpkg_fsclass_commit_orders_fd(fd, &wb, err);
+	ordered = unpkg_fsclass_commit_orders_of(fd, cls, d->dev, "/sys",
+						 "/proc", &wb, err);
 	if (ordered < 0)
 		return -1;
 	if (st->nfs == st->capfs) {

@@ -635,6 +635,26 @@ static int upper_orders(int fd, dev_t dev, const struct statfs *ovl,
 	return upper_by_uuid(uuid, ovl, sys, proc, err);
 }
 
+int unpkg_fsclass_commit_orders_of(int fd, enum unpkg_fsclass cls, dev_t dev,
+				   const char *sys, const char *proc,
+				   enum unpkg_wb_path *path,
+				   struct unpkg_err *err)
+{
+	struct statfs sfs;
+	int rc;
+
+	*path = UNPKG_WB_RANGE;
+	if (cls != UNPKG_FSCLASS_OVERLAY)
+		return unpkg_fsclass_commit_orders_dev(cls, dev, sys, proc,
+						       err);
+	if (fstatfs(fd, &sfs) < 0)
+		return unpkg_err_sys(err, "fstatfs");
+	rc = upper_orders(fd, dev, &sfs, sys, proc, err);
+	if (rc > 0)
+		*path = UNPKG_WB_OVERLAY;
+	return rc;
+}
+
 int unpkg_fsclass_commit_orders_at(int fd, const char *sys, const char *proc,
 				   enum unpkg_wb_path *path,
 				   struct unpkg_err *err)
@@ -642,18 +662,12 @@ int unpkg_fsclass_commit_orders_at(int fd, const char *sys, const char *proc,
 	enum unpkg_fsclass cls;
 	struct statfs sfs;
 	dev_t dev;
-	int rc;
 
 	*path = UNPKG_WB_RANGE;
 	if (detect_at(fd, sys, proc, &cls, &sfs, &dev, NULL, err) < 0)
 		return -1;
-	if (cls != UNPKG_FSCLASS_OVERLAY)
-		return unpkg_fsclass_commit_orders_dev(cls, dev, sys, proc,
-						       err);
-	rc = upper_orders(fd, dev, &sfs, sys, proc, err);
-	if (rc > 0)
-		*path = UNPKG_WB_OVERLAY;
-	return rc;
+	return unpkg_fsclass_commit_orders_of(fd, cls, dev, sys, proc, path,
+					      err);
 }
 
 int unpkg_fsclass_commit_orders_fd(int fd, enum unpkg_wb_path *path,

@@ -139,6 +139,14 @@ int unpkg_fsclass_commit_orders_at(int fd, const char *sys, const char *proc,
 				   enum unpkg_wb_path *path,
 				   struct unpkg_err *err);
 
+/* unpkg_fsclass_commit_orders_at() for `fd` whose class `cls` and device
+ * `dev` the caller has found already (unpkg_fsclass_detect(), fstat()):
+ * it classifies nothing again. */
+int unpkg_fsclass_commit_orders_of(int fd, enum unpkg_fsclass cls, dev_t dev,
+				   const char *sys, const char *proc,
+				   enum unpkg_wb_path *path,
+				   struct unpkg_err *err);
+
 /* unpkg_fsclass_commit_orders_at() with the system's "/sys" and
  * "/proc". */
 int unpkg_fsclass_commit_orders_fd(int fd, enum unpkg_wb_path *path,

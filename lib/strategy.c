@@ -493,18 +493,20 @@ int unpkg_sync_choose_auto(int root_fd, int db_fd, long long dirty_max_kib,
 					 err);
 }
 
-/* Whether the file systems of both `fds` order their commits (their
- * classes, overlays' upper layers and mount options read under `paths`):
- * 1, 0, or -1; *overlay set where one does through an overlayfs. */
+/* Whether both file systems `fs` (of `fds`) order their commits (their
+ * overlays' upper layers and mount options read under `paths`): 1, 0, or
+ * -1; *overlay set where one does through an overlayfs. */
 static int both_ordered(const struct unpkg_dirty_paths *paths,
-			const int fds[2], int *overlay, struct unpkg_err *err)
+			const int fds[2], const struct unpkg_dirty_fs fs[2],
+			int *overlay, struct unpkg_err *err)
 {
 	enum unpkg_wb_path wb;
 	int k, r;
 
 	for (k = 0; k < 2; k++) {
-		r = unpkg_fsclass_commit_orders_at(fds[k], paths->sys,
-						   paths->proc, &wb, err);
+		r = unpkg_fsclass_commit_orders_of(fds[k], fs[k].cls, fs[k].dev,
+						   paths->sys, paths->proc,
+						   &wb, err);
 		if (r <= 0)
 			return r;
 		*overlay |= wb == UNPKG_WB_OVERLAY;
@@ -536,18 +538,16 @@ int unpkg_sync_choose_auto_at(const struct unpkg_dirty_paths *paths,
 		struct unpkg_dirty_fs fs[2];
 		int ordered;
 
-		ordered = both_ordered(paths, fds, &stats->ordered_overlay,
+		if (unpkg_sync_dirty_fs_of(root_fd, cls[0], &fs[0], err) < 0 ||
+		    unpkg_sync_dirty_fs_of(db_fd, cls[1], &fs[1], err) < 0)
+			return -1;
+		ordered = both_ordered(paths, fds, fs, &stats->ordered_overlay,
 				       err);
 		if (ordered < 0)
 			return -1;
 		if (ordered) {
 			stats->dirty_scope = UNPKG_DIRTY_UNCOUNTED;
 		} else {
-			if (unpkg_sync_dirty_fs_of(root_fd, cls[0], &fs[0],
-						   err) < 0 ||
-			    unpkg_sync_dirty_fs_of(db_fd, cls[1], &fs[1],
-						   err) < 0)
-				return -1;
 			if (unpkg_sync_dirty_for(paths, fs, 2,
 						 &stats->others_dirty_kib,
 						 &stats->dirty_scope,

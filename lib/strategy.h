@@ -142,7 +142,7 @@ enum unpkg_sync_mode unpkg_sync_auto_beside(enum unpkg_sync_mode chosen,
  * figure only chooses between two full barriers (syncfs, uring): a wrong
  * one costs time, never a guarantee.  It is not counted
  * (UNPKG_DIRTY_UNCOUNTED) where both file systems order their commits
- * (unpkg_fsclass_commit_orders_at() under `paths`; stats->ordered_overlay
+ * (unpkg_fsclass_commit_orders_of() under `paths`; stats->ordered_overlay
  * where one does through an overlayfs's upper layer): there the syncfs
  * strategy calls no syncfs (commit-syncfs.c), so nobody's data waits
  * for the run, nor is written out by it. */
