@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "commit-impl.h"
+#include "dirmove.h"
 
 /* Leave room for the database, the archive being read and stdio. */
 #define RESERVED_FDS 32u
@@ -493,7 +494,8 @@ int unpkg_commit_remove(struct unpkg_commit *c, int dir, const char *name,
 		return unpkg_err_nomem(err);
 	}
 	c->stats->rename++;
-	if (renameat(dfd, name, dfd, backup) < 0) {
+	if ((is_dir ? unpkg_dir_move(dfd, name, backup)
+		    : renameat(dfd, name, dfd, backup)) < 0) {
 		unpkg_err_sys(err, "cannot move %s aside to %s", name, backup);
 		free(e->name);
 		free(backup);
@@ -646,7 +648,8 @@ out:
 	return ret;
 }
 
-/* Move the empty directory `name` aside as NAME.dpkg-tmp (or back). */
+/* Move the empty directory `name` aside as NAME.dpkg-tmp (or back; a
+ * directory built there by unpkg_dir_move() can always be renamed). */
 static int swap_dir_backup(struct unpkg_commit *c, int dfd,
 			   const struct commit_entry *e, int back,
 			   struct unpkg_err *err)
@@ -660,7 +663,7 @@ static int swap_dir_backup(struct unpkg_commit *c, int dfd,
 	if (back)
 		ret = renameat(dfd, backup, dfd, e->name);
 	else if ((unlinkat(dfd, backup, AT_REMOVEDIR) == 0 || errno == ENOENT))
-		ret = renameat(dfd, e->name, dfd, backup);
+		ret = unpkg_dir_move(dfd, e->name, backup);
 	if (ret < 0)
 		unpkg_err_sys(err, "cannot move directory %s %s %s", e->name,
 			      back ? "back from" : "aside to", backup);

@@ -183,8 +183,10 @@ int unpkg_commit_dirfd(struct unpkg_commit *c, int dir, struct unpkg_err *err);
 
 /* Remove `dir`/`name`, an old file or a directory (then holding nothing
  * but entries this transaction removed), by moving it aside as
- * NAME.dpkg-tmp at once: abort puts it back, release deletes it.  The
- * move is made durable by the next unpkg_commit_finish(). */
+ * NAME.dpkg-tmp at once (a directory the file system cannot rename, one
+ * of an overlayfs's lower layer, is rebuilt there: unpkg_dir_move()):
+ * abort puts it back, release deletes it.  The move is made durable by
+ * the next unpkg_commit_finish(). */
 int unpkg_commit_remove(struct unpkg_commit *c, int dir, const char *name,
 			int is_dir, struct unpkg_err *err);
 

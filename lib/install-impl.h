@@ -88,11 +88,10 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 
 /* Move the paths of fate 2 of package `name` aside with the transaction
  * (a directory whole), as obsolete_remove() does, a diverted one where
- * the diversion put it; `key` names the package in warnings, `p` keeps
- * the directories removed after the record. */
-int inst_removal_files(struct run *r, struct pkg *p, const char *key,
-		       const char *name, char **paths, const char *fate,
-		       size_t n, struct unpkg_err *err);
+ * the diversion put it; `key` names the package in warnings. */
+int inst_removal_files(struct run *r, const char *key, const char *name,
+		       char **paths, const char *fate, size_t n,
+		       struct unpkg_err *err);
 
 /* Put back what an interrupted removal of `key` moved aside before its
  * record (NAME.dpkg-tmp without NAME: its files, parents first, and its

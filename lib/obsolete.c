@@ -38,19 +38,6 @@ int obsolete_lstat(struct run *r, const char *path, struct stat *st)
 	return ret;
 }
 
-int obsolete_add_late_rmdir(struct pkg *p, const char *path,
-			    struct unpkg_err *err)
-{
-	const char **grown = realloc(p->late_rmdir, (p->nlate_rmdir + 1) *
-						    sizeof(*grown));
-
-	if (grown == NULL)
-		return unpkg_err_nomem(err);
-	p->late_rmdir = grown;
-	grown[p->nlate_rmdir++] = path;
-	return 0;
-}
-
 static int is_subdir(int dfd, const struct dirent *de)
 {
 	struct stat st;
@@ -137,9 +124,9 @@ int obsolete_parent_dir(struct run *r, const char *path, struct unpkg_err *err)
 	return dir;
 }
 
-int obsolete_move_aside(struct run *r, struct pkg *p, const char *who,
-			const char *path, int dir, int is_dir,
-			struct unpkg_strmap *moved, struct unpkg_err *err)
+int obsolete_move_aside(struct run *r, const char *who, const char *path,
+			int dir, int is_dir, struct unpkg_strmap *moved,
+			struct unpkg_err *err)
 {
 	const char *base = strrchr(path, '/') + 1;
 	struct unpkg_err why;
@@ -147,8 +134,6 @@ int obsolete_move_aside(struct run *r, struct pkg *p, const char *who,
 	unpkg_err_init(&why);
 	if (unpkg_commit_remove(r->commit, dir, base, is_dir, &why) == 0)
 		return unpkg_strmap_put(moved, path, (void *)path, NULL, err);
-	if (is_dir && why.errnum == EXDEV)
-		return obsolete_add_late_rmdir(p, path, err);
 	unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, who,
 			 "unable to delete old %s '%s': %s",
 			 is_dir ? "directory" : "file", path, why.msg);
@@ -255,8 +240,6 @@ static int may_remove(struct run *r, struct pkg *p, const char *path,
  * another package lists, directories only when nothing else is in them.
  * Each goes aside as NAME.dpkg-tmp (a directory whole, with everything
  * beneath it), so that a failure before the record can put it back.
- * Where a directory cannot be moved (EXDEV on overlayfs), its entries are
- * moved one by one and the directory itself is removed after the record.
  * What cannot be removed is left with a warning. */
 int obsolete_remove(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
@@ -303,7 +286,7 @@ int obsolete_remove(struct run *r, struct pkg *p, struct unpkg_err *err)
 			if (all == 0)
 				continue;	/* dpkg keeps it too */
 		}
-		if (obsolete_move_aside(r, p, p->key, path, dir, is_dir, &moved,
+		if (obsolete_move_aside(r, p->key, path, dir, is_dir, &moved,
 					err) < 0)
 			goto out;
 	}
@@ -313,31 +296,4 @@ out:
 	unpkg_strmap_destroy(&moved);
 	free(ids);
 	return ret;
-}
-
-/* The directories that could not be moved aside, deepest first, once
- * their entries are gone for good. */
-void obsolete_late_rmdirs(struct run *r, struct pkg *p)
-{
-	size_t i;
-
-	for (i = p->nlate_rmdir; i-- > 0;) {
-		struct unpkg_err ignored;
-		const char *base;
-		int dfd;
-
-		unpkg_err_init(&ignored);
-		dfd = unpkg_root_open_parent(r->root, p->late_rmdir[i] + 1,
-					     &base, &ignored);
-		if (dfd < 0)
-			continue;
-		if (unlinkat(dfd, base, AT_REMOVEDIR) < 0 && errno != ENOENT &&
-		    errno != ENOTEMPTY && errno != EEXIST)
-			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
-					 "unable to delete old directory "
-					 "'%s': %s", p->late_rmdir[i],
-					 strerror(errno));
-		close(dfd);
-	}
-	p->nlate_rmdir = 0;
 }

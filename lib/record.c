@@ -324,7 +324,5 @@ int record_group(struct run *r, struct unpkg_err *err)
 		run_fail_pkg(r, p, p->debpath, &perr);
 	}
 	run_release(r);
-	for (i = 0; i < r->npkgs; i++)
-		obsolete_late_rmdirs(r, &r->pkgs[i]);
 	return 0;
 }

@@ -166,28 +166,12 @@ out:
 	return ret;
 }
 
-/* A copy of *path kept with `p` (in place of it: a directory that cannot
- * be moved aside is removed after the record, when the list is gone). */
-static int copy_late(struct pkg *p, const char **path, struct unpkg_err *err)
-{
-	char **grown = realloc(p->late_paths,
-			       (p->nlate_paths + 1) * sizeof(*grown));
-
-	if (grown == NULL)
-		return unpkg_err_nomem(err);
-	p->late_paths = grown;
-	if ((grown[p->nlate_paths] = strdup(*path)) == NULL)
-		return unpkg_err_nomem(err);
-	*path = grown[p->nlate_paths++];
-	return 0;
-}
-
 /* Move the paths of fate 2 of package `name` (key `key`) aside (a
  * directory whole) with the transaction, as obsolete_remove() does; a
  * diverted one where the diversion put it. */
-int inst_removal_files(struct run *r, struct pkg *p, const char *key,
-		       const char *name, char **paths, const char *fate,
-		       size_t n, struct unpkg_err *err)
+int inst_removal_files(struct run *r, const char *key, const char *name,
+		       char **paths, const char *fate, size_t n,
+		       struct unpkg_err *err)
 {
 	struct unpkg_strmap moved;
 	size_t i;
@@ -210,9 +194,7 @@ int inst_removal_files(struct run *r, struct pkg *p, const char *key,
 		dir = obsolete_parent_dir(r, path, err);
 		if (dir < 0)
 			goto out;
-		if (is_dir && copy_late(p, &path, err) < 0)
-			goto out;
-		if (obsolete_move_aside(r, p, key, path, dir, is_dir, &moved,
+		if (obsolete_move_aside(r, key, path, dir, is_dir, &moved,
 					err) < 0)
 			goto out;
 	}
@@ -377,7 +359,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		 : (fstatat(dfd, listname, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    unpkg_commit_remove(r->commit, dir, listname, 0, err) < 0))
 		goto out;
-	if (inst_removal_files(r, p, d->key, d->name, paths, fate, n, err) < 0)
+	if (inst_removal_files(r, d->key, d->name, paths, fate, n, err) < 0)
 		goto out;
 	d->marked = 0;		/* nothing to unwind from here on */
 	d->removed = 1;

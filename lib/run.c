@@ -44,8 +44,6 @@ void run_pkg_destroy(struct pkg *p)
 	unpkg_db_list_free(p->old_files, p->nold_files);
 	unpkg_db_list_free(p->obsolete_info, p->nobsolete_info);
 	free(p->obsolete);
-	free(p->late_rmdir);
-	unpkg_db_list_free(p->late_paths, p->nlate_paths);
 	conffiles_free(p->obsolete_conf, p->nobsolete_conf);
 	conffiles_free(p->conffiles, p->nconffiles);
 	unpkg_strmap_destroy(&p->confmap);

@@ -88,9 +88,6 @@ struct pkg {
 	/* paths of the old list the new version lacks (not its conffiles) */
 	const char **obsolete;
 	size_t nobsolete;
-	const char **late_rmdir;	/* obsolete directories to remove after
-					 * the record */
-	size_t nlate_rmdir;
 	/* old conffiles the new version does not ship: kept, and recorded
 	 * as obsolete with their hash, as dpkg does */
 	struct conffile *obsolete_conf;	/* flags holds the hash */
@@ -122,8 +119,6 @@ struct pkg {
 	 * same struct, freed with the others) */
 	struct deconf *removals;
 	size_t nremovals;
-	char **late_paths;	/* the removals' paths in late_rmdir */
-	size_t nlate_paths;
 	char *removal_failed;	/* why a removal failed (p stays unpacked,
 				 * not configured), or NULL */
 	char *refused;		/* --configure: why the package named

@@ -678,8 +678,7 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 			 list.len, 0644, err) < 0)
 		goto out;
 	unpkg_db_list_changed(r->db, d->key);
-	if (inst_removal_files(r, p, d->key, d->name, paths, fate, n,
-			       err) < 0)
+	if (inst_removal_files(r, d->key, d->name, paths, fate, n, err) < 0)
 		goto out;
 	ok = maint_run_other(r, d, "postrm", argv, why, sizeof(why), err);
 	if (ok < 0 || unpkg_divert_load(r->divs, r->db, err) < 0)
@@ -715,7 +714,7 @@ static int move_path(struct run *r, struct pkg *p, const char *path,
 	    !S_ISDIR(st.st_mode) != !is_dir)
 		return 0;
 	dir = obsolete_parent_dir(r, path, err);
-	if (dir < 0 || obsolete_move_aside(r, p, p->key, path, dir, is_dir,
+	if (dir < 0 || obsolete_move_aside(r, p->key, path, dir, is_dir,
 					   moved, err) < 0)
 		return -1;
 	return aside_add(aside, path, err);
@@ -1072,8 +1071,6 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 			goto out;
 		}
 		run_release(&r);
-		for (i = 0; i < r.npkgs; i++)
-			obsolete_late_rmdirs(&r, &r.pkgs[i]);
 	}
 	run_timed(&r, UNPKG_PHASE_RECORD, t);
 	ret = r.failed;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -647,6 +648,60 @@ START_TEST(test_remove)
 }
 END_TEST
 
+/* The same on an overlayfs, where a directory of the lower layer cannot
+ * be renamed (redirect_dir off, the kernel's default): the tree, and an
+ * empty directory a file replaces, are moved aside all the same, so
+ * that they are gone with the rename pass, not after the record. */
+START_TEST(test_remove_lower_layer)
+{
+	struct fixture f;
+	struct unpkg_err err;
+	const char *why;
+	int d;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(mkdir(at(&f, "lower"), 0755), 0);
+	ck_assert_int_eq(mkdir(at(&f, "lower/tree"), 0750), 0);
+	ck_assert_int_eq(mkdir(at(&f, "lower/tree/sub"), 0755), 0);
+	tu_write_file(at(&f, "lower/tree/sub/f"), "f", 0644);
+	ck_assert_int_eq(mkdir(at(&f, "lower/empty"), 0755), 0);
+	if (tu_overlay_mount(f.tmp, "redirect_dir=off", &why) < 0) {
+		tu_skip_part("moving lower-layer directories aside", why);
+		teardown(&f);
+		return;
+	}
+	/* the root opened anew: the old descriptor still sees the mounts
+	 * of before the test's mount namespace */
+	unpkg_root_free(f.root);
+	ck_assert_msg(unpkg_root_open(f.tmp, 0, &f.root, &err) == 0, "%s",
+		      err.msg);
+	d = dir_handle(&f, "ovl");
+	ck_assert_msg(unpkg_commit_remove(f.c, d, "tree", 1, &err) == 0, "%s",
+		      err.msg);
+	stage_file(&f, d, "empty", "file", UNPKG_STAGE_DIRBACKUP);
+	ck_assert_msg(unpkg_commit_finish(f.c, &err) == 0, "%s", err.msg);
+	ck_assert(!exists(&f, "ovl/tree"));
+	check_content(&f, "ovl/tree.dpkg-tmp/sub/f", "f");
+	check_content(&f, "ovl/empty", "file");
+	unpkg_commit_abort(f.c);
+	check_content(&f, "ovl/tree/sub/f", "f");
+	ck_assert(!exists(&f, "ovl/tree.dpkg-tmp"));
+	ck_assert(!exists(&f, "ovl/empty.dpkg-tmp"));
+
+	ck_assert_int_eq(unpkg_commit_remove(f.c, d, "tree", 1, &err), 0);
+	stage_file(&f, d, "empty", "file", UNPKG_STAGE_DIRBACKUP);
+	finish(&f);
+	ck_assert(!exists(&f, "ovl/tree") && !exists(&f, "ovl/tree.dpkg-tmp"));
+	check_content(&f, "ovl/empty", "file");
+	ck_assert(!exists(&f, "ovl/empty.dpkg-tmp"));
+	unpkg_commit_free(f.c);
+	f.c = NULL;
+	ck_assert_int_eq(umount(at(&f, "ovl")), 0);
+	teardown(&f);
+}
+END_TEST
+
 /* One package of a batch undone after the rename pass: its files go
  * back, the others stay and are released as usual. */
 START_TEST(test_undo_range)
@@ -1132,6 +1187,7 @@ int main(void)
 	tcase_add_test(tc, test_norename);
 	tcase_add_test(tc, test_dir_backup);
 	tcase_add_test(tc, test_remove);
+	tcase_add_test(tc, test_remove_lower_layer);
 	tcase_add_test(tc, test_keep);
 	tcase_add_test(tc, test_undo_range);
 	tcase_add_test(tc, test_fd_budget);

@@ -219,24 +219,17 @@ static int write_new(const char *path, size_t n)
  * its wait leaves none dirty nor under writeback, without fdatasync. */
 START_TEST(test_overlay_writeback)
 {
-	char *top = tu_mkdtemp(), dirs[4][4096], opts[3 * 4096 + 64];
+	char *top = tu_mkdtemp(), dirs[4][4096];
 	static const char *const names[] = { "lower", "upper", "work", "ovl" };
 	unsigned long long dirty, wb;
 	unsigned long waits = 0, syncs = 0;
-	const char *failed = NULL;
+	const char *failed = NULL, *why;
 	int i, fd, rc;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 4; i++)
 		snprintf(dirs[i], sizeof(dirs[i]), "%s/%s", top, names[i]);
-		ck_assert_int_eq(mkdir(dirs[i], 0755), 0);
-	}
-	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
-		 dirs[0], dirs[1], dirs[2]);
-	if (geteuid() != 0 || mount("overlay", dirs[3], "overlay", 0,
-				    opts) != 0) {
-		tu_skip_part("writeback through an overlayfs",
-			     geteuid() != 0 ? "not root"
-					    : "cannot mount an overlayfs here");
+	if (tu_overlay_mount(top, NULL, &why) < 0) {
+		tu_skip_part("writeback through an overlayfs", why);
 		goto out;
 	}
 	snprintf(dirs[3] + strlen(dirs[3]), sizeof(dirs[3]) - strlen(dirs[3]),

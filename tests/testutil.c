@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -359,6 +361,38 @@ static int rm_one(const char *path, const struct stat *st, int flag,
 	}
 	if (remove(path) != 0 && errno != ENOENT)
 		return -1;
+	return 0;
+}
+
+int tu_overlay_mount(const char *top, const char *extra, const char **why)
+{
+	static const char *const names[] = { "lower", "upper", "work", "ovl" };
+	char dirs[4][4096], opts[3 * 4096 + 128];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(dirs[i], sizeof(dirs[i]), "%s/%s", top, names[i]);
+		if (mkdir(dirs[i], 0755) < 0 && errno != EEXIST)
+			ck_abort_msg("mkdir %s: %s", dirs[i], strerror(errno));
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s%s%s",
+		 dirs[0], dirs[1], dirs[2], extra != NULL ? "," : "",
+		 extra != NULL ? extra : "");
+	if (geteuid() != 0) {
+		*why = "not root";
+		return -1;
+	}
+	/* in a mount namespace of the test's own process, so that the
+	 * overlay goes with it even where a failed check ends it early */
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		*why = "cannot make a mount namespace";
+		return -1;
+	}
+	if (mount("overlay", dirs[3], "overlay", 0, opts) < 0) {
+		*why = "cannot mount an overlayfs here";
+		return -1;
+	}
 	return 0;
 }
 

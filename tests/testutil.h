@@ -71,6 +71,14 @@ void tu_build_tar(const struct tu_entry *entries, size_t n, const char *comp,
 char *tu_mkdtemp(void);
 void tu_rm_rf(const char *path);
 
+/* Mount an overlayfs at TOP/ovl over TOP/lower (made if missing, else
+ * as the caller filled it), with TOP/upper and TOP/work (made) and the
+ * further options `extra` (or NULL), in a mount namespace of the calling
+ * process's own (Check runs each test in a process of its own: the mount
+ * goes with it).  0, or -1 with the reason in *why (not root, no
+ * overlayfs here). */
+int tu_overlay_mount(const char *top, const char *extra, const char **why);
+
 /* A root to install into: `tmp` a fresh temporary directory, `root`
  * TMP/root (made), `admin` its admindir ROOT/var/lib/dpkg (not made: the
  * first run creates it).  tu_root_destroy() removes TMP. */

@@ -70,7 +70,9 @@
 #    of a killed trigger processing renamed as T1 (invariants.sh).
 #    The other actions: the default strategy at every call that changes
 #    the file system (every second one for remove and purge), about 12
-#    points for each other strategy.
+#    points for each other strategy.  The upgrade and the removal on an
+#    overlayfs's root (SCENARIO-overlay, the template its lower layer):
+#    the default strategy at every call that changes the file system.
 # 2. Failing system calls (strace error injection): ENOSPC at each write
 #    to a file, EIO at each fdatasync / fsync / syncfs and each wait for
 #    a file's writeback, sync_file_range with WAIT_AFTER (see fault_at for
@@ -93,7 +95,8 @@
 #   UNPKG_FAULTS_ONLY=S/T[:N[,N...]]
 #                             kill only in scenario S (fresh, upgrade,
 #                             diverted, fallback, configure, confkeep, triggers,
-#                             remove, purge) with strategy T (auto, dpkg, ...),
+#                             remove, purge, upgrade-overlay, remove-overlay)
+#                             with strategy T (auto, dpkg, ...),
 #                             at every call that
 #                             changes the file system or at the calls
 #                             numbered N (to reproduce one finding)
@@ -344,18 +347,32 @@ for f in a gone; do
 		--divert "/usr/share/alpha/$f.distrib" --add "/usr/share/alpha/$f"
 done
 
-# reset_root TEMPLATE: ROOT becomes a fresh copy of TEMPLATE.
+# reset_root TEMPLATE: ROOT becomes a fresh copy of TEMPLATE; in a case
+# on an overlay (CASE_OVERLAY=1), the root of a fresh overlayfs with
+# TEMPLATE as its lower layer, as in a container (redirect_dir off, the
+# kernel's default: no directory of TEMPLATE can be renamed).
 reset_root() {
-	rm -rf "$ROOT"
-	cp -a "$1" "$ROOT"
+	! is_mounted "$ROOT" || umount "$ROOT"
+	rm -rf "$ROOT" "$W/ovl"
+	if [ "${CASE_OVERLAY:-0}" = 0 ]; then
+		cp -a "$1" "$ROOT"
+		return 0
+	fi
+	mkdir -p "$ROOT" "$W/ovl/upper" "$W/ovl/work"
+	[ -n "${ROOT_REGISTERED:-}" ] || register_mount "$ROOT"
+	ROOT_REGISTERED=1
+	mount -t overlay unpkg-faults-root -o \
+		"lowerdir=$1,upperdir=$W/ovl/upper,workdir=$W/ovl/work,redirect_dir=off" \
+		"$ROOT"
 }
 
 # The scenarios: what each starts from (scenario_template), the arguments
 # of its run (scenario_args; the re-run that must converge is the same
 # command again), the packages of the run (scenario_pkgs) and the rules its
 # states are judged by (scenario_action, see invariants.sh).
+# (SCENARIO-overlay: the same on an overlay's root, see reset_root)
 scenario_template() {
-	case $1 in
+	case ${1%-overlay} in
 	fresh) echo "$TPL_FRESH" ;;
 	upgrade | fallback | remove | purge) echo "$TPL_OLD" ;;
 	diverted) echo "$TPL_DIV" ;;
@@ -365,7 +382,7 @@ scenario_template() {
 	esac
 }
 scenario_args() {
-	case $1 in
+	case ${1%-overlay} in
 	fresh) echo "-i $ALPHA1 $BETA1" ;;
 	upgrade | fallback | diverted) echo "-i $ALPHA2 $BETA2" ;;
 	configure) echo "--configure -a" ;;
@@ -376,16 +393,16 @@ scenario_args() {
 	esac
 }
 scenario_pkgs() {
-	case $1 in
+	case ${1%-overlay} in
 	triggers) echo gamma ;;
 	*) echo alpha beta ;;
 	esac
 }
 scenario_action() {
-	case $1 in
+	case ${1%-overlay} in
 	fresh | upgrade | fallback | diverted) echo unpack ;;
 	confkeep) echo configure ;;
-	*) echo "$1" ;;
+	*) echo "${1%-overlay}" ;;
 	esac
 }
 # sync_probe SCENARIO: SYNC_OK[SCENARIO] is 1 if unpkg takes --sync for
@@ -451,6 +468,8 @@ prepare_case() {
 	read -ra pkgs <<<"$(scenario_pkgs "$scen")"
 	CASE=$scen-$strat
 	CASE_DIR=$W/case-$CASE
+	CASE_OVERLAY=0
+	[[ $scen != *-overlay ]] || CASE_OVERLAY=1
 	CASE_TPL=$tpl
 	CASE_ACTION=$(scenario_action "$scen")
 	# the command of the run (and of the re-run), and how to show it
@@ -1351,6 +1370,25 @@ done
 # A kept conffile's NAME.dpkg-dist: the default strategy at every call
 # that changes the file system.
 kill_case confkeep auto all
+
+# The upgrade and the removal on an overlay's root, as in a container:
+# they remove directories of the lower layer, which overlayfs cannot
+# rename.  The default strategy at every call that changes the file
+# system.
+overlay_kill_cases() {
+	local p=$W/ovl-probe
+	mkdir -p "$p/lower" "$p/upper" "$p/work" "$p/mnt"
+	if ! mount -t overlay unpkg-faults-probe -o \
+		"lowerdir=$p/lower,upperdir=$p/upper,workdir=$p/work,redirect_dir=off" \
+		"$p/mnt" 2>"$W/mount.err"; then
+		skip_part "SIGKILL on an overlay's root" "cannot mount overlayfs: $(cat "$W/mount.err")"
+		return 0
+	fi
+	umount "$p/mnt"
+	kill_case upgrade-overlay auto all
+	kill_case remove-overlay auto all
+}
+overlay_kill_cases
 
 # 2. Failing calls: every sync of the other actions with the default
 # strategy (with every strategy in full mode); then every write to a file
