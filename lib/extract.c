@@ -655,9 +655,9 @@ static int dir_at(struct extract *x, const char *path, struct stat *st)
 	return ok;
 }
 
-/* dpkg keeps an existing symlink (or directory) where the package ships a
- * symlink that leads to the same directory: 1 if symlink entry `e` is
- * such a one, 0 if not, -1 on error. */
+/* dpkg keeps an existing symlink where the package ships a symlink that
+ * leads to the same directory: 1 if symlink entry `e` is such a one, 0 if
+ * not, -1 on error. */
 static int same_dir_link(struct extract *x, const struct unpkg_deb_entry *e,
 			 struct unpkg_err *err)
 {
@@ -870,7 +870,8 @@ static int extract_entry(struct extract *x, const struct unpkg_deb_entry *e,
 				   gid, err);
 	}
 	if (e->type == UNPKG_ENTRY_SYMLINK && exists) {
-		int same = same_dir_link(x, e, err);
+		/* dpkg never replaces a directory with a symlink */
+		int same = S_ISDIR(st.st_mode) ? 1 : same_dir_link(x, e, err);
 
 		if (same < 0)
 			return -1;

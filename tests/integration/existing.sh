@@ -3,8 +3,8 @@
 # dpkg unpacks a package, and unpkg must follow: dpkg-statoverride entries
 # give a path their owner, group and mode whatever the archive says (a
 # symlink only its owner and group); a symlink the package ships where a
-# symlink (or directory) already leads to the same directory is left as
-# it is.  Each case runs unpkg and dpkg on twin roots and compares
+# symlink already leads to the same directory is left as it is, and so is
+# any directory where it ships a symlink.  Each case runs unpkg and dpkg on twin roots and compares
 # (compare_roots_with_dpkg).
 TEST_NAME=existing
 . "${TESTLIB:?}"
@@ -41,6 +41,17 @@ unpkg_in "$r" -i "$TESTDIR/so.deb" >"$r.out" 2>&1 || rc=$?
 assert_status 2 "$rc" "unknown user in statoverride"
 assert_grep 'unknown user or group' "$r.out" "the message"
 
+# upgrade_vs_dpkg PKG: PKG_1.0.deb installed by each on twin roots
+# ($TESTDIR/PKG-unpkg and PKG-dpkg), then PKG_2.0.deb compared
+upgrade_vs_dpkg() {
+	local a=$TESTDIR/$1-unpkg b=$TESTDIR/$1-dpkg
+	mkroot "$a"
+	mkroot "$b"
+	unpkg_in "$a" -i "$TESTDIR/$1_1.0.deb" >/dev/null 2>&1 || check_fail "unpkg -i $1 1.0"
+	dpkg_in "$b" -i "$TESTDIR/$1_1.0.deb" >/dev/null 2>&1 || hard_error "dpkg -i $1 1.0"
+	compare_roots_with_dpkg "$a" "$b" -i "$TESTDIR/$1_2.0.deb"
+}
+
 # --- a symlink to the same directory -----------------------------------------
 # sl 1.0 and 2.0 ship a directory and two symlinks to it; 2.0's entries
 # are newer: dpkg keeps the symlinks of 1.0, with their times.
@@ -55,11 +66,30 @@ for v in 1.0 2.0; do
 	build_deb "$TESTDIR/sl_$v.deb" "$d"
 done
 section "a symlink leading to the same directory is kept"
-a=$TESTDIR/sl-unpkg b=$TESTDIR/sl-dpkg
-mkroot "$a"
-mkroot "$b"
-unpkg_in "$a" -i "$TESTDIR/sl_1.0.deb" >/dev/null 2>&1 || check_fail "unpkg -i sl 1.0"
-dpkg_in "$b" -i "$TESTDIR/sl_1.0.deb" >/dev/null 2>&1 || hard_error "dpkg -i sl 1.0"
-compare_roots_with_dpkg "$a" "$b" -i "$TESTDIR/sl_2.0.deb"
-[ "$(stat -c %Y "$a/usr/share/z/posix/Africa")" = 1000001000 ] ||
+upgrade_vs_dpkg sl
+[ "$(stat -c %Y "$TESTDIR/sl-unpkg/usr/share/z/posix/Africa")" = 1000001000 ] ||
 	check_fail "the symlink of 1.0 was replaced"
+
+# --- a symlink where a directory is -------------------------------------------
+# dr 1.0 ships the empty directory d and the directory e with a file;
+# 2.0 ships d as a symlink to a file and e as a symlink to another
+# directory: dpkg keeps both directories (it never replaces a directory
+# with a symlink) and lists the paths as 2.0's.
+for v in 1.0 2.0; do
+	d=$TESTDIR/dr-$v
+	new_pkg "$d" dr "$v"
+	mkdir -p "$d/usr/share/dr/other"
+	echo "$v" >"$d/usr/share/dr/file"
+	if [ "$v" = 1.0 ]; then
+		mkdir -p "$d/usr/share/dr/d" "$d/usr/share/dr/e"
+		echo in-e >"$d/usr/share/dr/e/f"
+	else
+		ln -s file "$d/usr/share/dr/d"
+		ln -s other "$d/usr/share/dr/e"
+	fi
+	build_deb "$TESTDIR/dr_$v.deb" "$d"
+done
+section "a directory stays where the package now ships a symlink"
+upgrade_vs_dpkg dr
+[ -d "$TESTDIR/dr-unpkg/usr/share/dr/d" ] && [ ! -L "$TESTDIR/dr-unpkg/usr/share/dr/d" ] ||
+	check_fail "the empty directory was replaced by the symlink"
