@@ -40,7 +40,10 @@ struct unpkg_triggers {
 	struct staged *sv;
 	size_t ns;
 	int dir_sync_failed;	/* never again: a retry could lie */
-	int file_absent;	/* no triggers/File when opened */
+	/* an interest in a file trigger went or came since the last
+	 * publish: File is written again, or removed when empty (dpkg's
+	 * rule); otherwise it is left as it is */
+	int file_changed;
 };
 
 static int nomem(struct unpkg_err *err)
@@ -215,7 +218,6 @@ int unpkg_triggers_open(int admfd, const char *admindir,
 {
 	struct unpkg_triggers *t;
 	struct dirent *de;
-	struct stat st;
 	DIR *dir = NULL;
 	int dfd = -1, ret = -1;
 
@@ -230,7 +232,6 @@ int unpkg_triggers_open(int admfd, const char *admindir,
 		nomem(err);
 		goto out;
 	}
-	t->file_absent = 1;
 	dfd = openat(admfd, "triggers", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		if (errno == ENOENT) {
@@ -238,12 +239,6 @@ int unpkg_triggers_open(int admfd, const char *admindir,
 			goto out;
 		}
 		unpkg_err_sys(err, "cannot open %s/triggers", admindir);
-		goto out;
-	}
-	if (fstatat(dfd, "File", &st, AT_SYMLINK_NOFOLLOW) == 0)
-		t->file_absent = 0;
-	else if (errno != ENOENT) {
-		unpkg_err_sys(err, "cannot read %s/triggers/File", admindir);
 		goto out;
 	}
 	if (load(t, dfd, "File", load_file_line, err) < 0)
@@ -355,6 +350,7 @@ static int interest(void *ctx, int activate, const char *name, int noawait,
 	if (activate)
 		return 0;
 	c->t->interests_changed = 1;
+	c->t->file_changed |= name[0] == '/';
 	if (add_name(c->t, name, err) < 0)
 		return -1;
 	return add_interest(c->t, name, strlen(name), c->pkg, strlen(c->pkg),
@@ -370,6 +366,7 @@ int unpkg_triggers_set_interests(struct unpkg_triggers *t, const char *pkg,
 
 	for (i = 0; i < t->ni; i++) {
 		if (strcmp(t->iv[i].pkg, pkg) == 0) {
+			t->file_changed |= t->iv[i].name[0] == '/';
 			free(t->iv[i].name);
 			free(t->iv[i].pkg);
 			t->interests_changed = 1;
@@ -509,16 +506,15 @@ int unpkg_triggers_stage(struct unpkg_triggers *t,
 			      t->admindir);
 		goto out;
 	}
-	for (i = 0; i < t->ni; i++)
+	for (i = 0; t->file_changed && i < t->ni; i++)
 		if (t->iv[i].name[0] == '/' &&
 		    unpkg_buf_printf(&b, err, "%s %s%s\n", t->iv[i].name,
 				     t->iv[i].pkg,
 				     t->iv[i].noawait ? "/noawait" : "") < 0)
 			goto out;
-	/* as dpkg: no File for want of file triggers where there was none
-	 * (and a failed run that puts the interests back leaves none) */
-	if (stage_one(t, "File", b.s, b.len, t->file_absent, sync, ctx,
-		      nosync, &count, err) < 0)
+	if (t->file_changed &&
+	    stage_one(t, "File", b.s, b.len, 1, sync, ctx, nosync, &count,
+		      err) < 0)
 		goto out;
 	for (j = 0; j < t->nnames; j++) {
 		b.len = 0;
@@ -581,6 +577,7 @@ int unpkg_triggers_publish(struct unpkg_triggers *t, int nosync,
 		}
 	}
 	t->interests_changed = 0;
+	t->file_changed = 0;
 	t->ns = 0;		/* all in place: nothing for unstage to remove */
 	ret = 0;
 out:

@@ -76,3 +76,7 @@ step "pending triggers processed" --configure --pending
 step "interests replaced" -i "$TESTDIR/watch-2.0.deb"
 [ ! -e "$A/var/lib/dpkg/triggers/named-trig" ] ||
 	check_fail "triggers/named-trig stays after the last interest in it went"
+# dpkg removes File with the last interest in a file trigger
+step "the last file trigger's interest removed" --purge watch
+[ ! -e "$A/var/lib/dpkg/triggers/File" ] ||
+	check_fail "triggers/File stays after the last interest in a file trigger went"
