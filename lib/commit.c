@@ -512,6 +512,23 @@ int unpkg_commit_remove(struct unpkg_commit *c, int dir, const char *name,
 	return 0;
 }
 
+int unpkg_commit_unlink(struct unpkg_commit *c, int dir, const char *name,
+			struct unpkg_err *err)
+{
+	int dfd;
+
+	/* a removal may touch more directories than descriptors allow */
+	if (reserve_fd(c, err) < 0)
+		return -1;
+	dfd = unpkg_commit_dirfd(c, dir, err);
+	if (dfd < 0)
+		return -1;
+	if (unlinkat(dfd, name, 0) < 0)
+		return unpkg_err_sys(err, "cannot remove %s", name);
+	c->dirs[dir].touched = 1;
+	return 0;
+}
+
 int unpkg_commit_sync_with(struct unpkg_commit *c, int dir, const char *name,
 			   int fd, struct unpkg_err *err)
 {

@@ -190,6 +190,14 @@ int unpkg_commit_dirfd(struct unpkg_commit *c, int dir, struct unpkg_err *err);
 int unpkg_commit_remove(struct unpkg_commit *c, int dir, const char *name,
 			int is_dir, struct unpkg_err *err);
 
+/* Remove `dir`/`name`, an old file, for good at once: abort cannot bring
+ * it back, for a caller that records the loss (a removal whose package is
+ * marked half-installed, as dpkg removes files).  The removal is made
+ * durable by the next unpkg_commit_finish().  May reclaim descriptors,
+ * as unpkg_commit_stage() does. */
+int unpkg_commit_unlink(struct unpkg_commit *c, int dir, const char *name,
+			struct unpkg_err *err);
+
 /* Record that directory `name` was created in `dir` by this transaction:
  * abort removes it again (it must then be empty of anything not staged). */
 int unpkg_commit_mkdir(struct unpkg_commit *c, int dir, const char *name,

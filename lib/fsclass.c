@@ -490,6 +490,16 @@ int unpkg_fsclass_detect(int fd, enum unpkg_fsclass *out,
 	return detect_at(fd, "/sys", "/proc", out, &sfs, &dev, source, err);
 }
 
+int unpkg_fsclass_copies_up(int fd, struct unpkg_err *err)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return unpkg_err_sys(err, "cannot read the file system of a "
+				     "directory");
+	return (unsigned long)sfs.f_type == MAGIC_OVERLAY;
+}
+
 /* Whether the file systems that statfs() described in *a and *b have the
  * same size, block size, inode count and name length: an overlayfs shows
  * its upper layer's (only f_type and f_fsid are its own), so a directory

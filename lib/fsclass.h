@@ -64,6 +64,11 @@ const char *unpkg_fsclass_name(enum unpkg_fsclass cls);
 int unpkg_fsclass_detect(int fd, enum unpkg_fsclass *out,
 			 const char **source, struct unpkg_err *err);
 
+/* 1 if moving a file of directory `fd` aside may first copy the whole
+ * file, with an fsync of its own: an overlayfs copies a file of its lower
+ * layer up before a rename or a link.  0 if not, -1 if fstatfs() fails. */
+int unpkg_fsclass_copies_up(int fd, struct unpkg_err *err);
+
 /* The same from the facts detect() gathers: `fs_type` is fstatfs()'s
  * f_type, `dev` fstat()'s st_dev, and `sys` and `proc` are where sysfs
  * and procfs are mounted ("/sys" and "/proc"; tests point them at fake

@@ -88,10 +88,13 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 
 /* Move the paths of fate 2 of package `name` aside with the transaction
  * (a directory whole), as obsolete_remove() does, a diverted one where
- * the diversion put it; `key` names the package in warnings. */
+ * the diversion put it; `key` names the package in warnings.  With
+ * `unlink_copied`, a file that moving aside would copy whole (a file of
+ * an overlayfs) is unlinked at once instead, as dpkg removes it: for a
+ * caller that leaves the package half-installed if it fails. */
 int inst_removal_files(struct run *r, const char *key, const char *name,
 		       char **paths, const char *fate, size_t n,
-		       struct unpkg_err *err);
+		       int unlink_copied, struct unpkg_err *err);
 
 /* Put back what an interrupted removal of `key` moved aside before its
  * record (NAME.dpkg-tmp without NAME: its files, parents first, and its

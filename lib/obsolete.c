@@ -124,6 +124,14 @@ int obsolete_parent_dir(struct run *r, const char *path, struct unpkg_err *err)
 	return dir;
 }
 
+static void warn_kept(struct run *r, const char *who, const char *path,
+		      int is_dir, const struct unpkg_err *why)
+{
+	unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, who,
+			 "unable to delete old %s '%s': %s",
+			 is_dir ? "directory" : "file", path, why->msg);
+}
+
 int obsolete_move_aside(struct run *r, const char *who, const char *path,
 			int dir, int is_dir, struct unpkg_strmap *moved,
 			struct unpkg_err *err)
@@ -134,10 +142,19 @@ int obsolete_move_aside(struct run *r, const char *who, const char *path,
 	unpkg_err_init(&why);
 	if (unpkg_commit_remove(r->commit, dir, base, is_dir, &why) == 0)
 		return unpkg_strmap_put(moved, path, (void *)path, NULL, err);
-	unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, who,
-			 "unable to delete old %s '%s': %s",
-			 is_dir ? "directory" : "file", path, why.msg);
+	warn_kept(r, who, path, is_dir, &why);
 	return 0;
+}
+
+void obsolete_unlink(struct run *r, const char *who, const char *path,
+		     int dir)
+{
+	struct unpkg_err why;
+
+	unpkg_err_init(&why);
+	if (unpkg_commit_unlink(r->commit, dir, strrchr(path, '/') + 1,
+				&why) < 0)
+		warn_kept(r, who, path, 0, &why);
 }
 
 static int cmp_devino(const void *a, const void *b)

@@ -32,6 +32,12 @@ int obsolete_move_aside(struct run *r, const char *who, const char *path,
 			int dir, int is_dir, struct unpkg_strmap *moved,
 			struct unpkg_err *err);
 
+/* Remove non-directory `path` of package `who` for good at once
+ * (unpkg_commit_unlink()); a failure is only warned about, as dpkg
+ * does. */
+void obsolete_unlink(struct run *r, const char *who, const char *path,
+		     int dir);
+
 /* 1 if an ancestor of `path` is in `moved`. */
 int obsolete_under_moved(const char *path, const struct unpkg_strmap *moved);
 

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsclass.h"
 #include "infodb.h"
 #include "install-impl.h"
 #include "obsolete.h"
@@ -168,35 +169,62 @@ out:
 
 /* Move the paths of fate 2 of package `name` (key `key`) aside (a
  * directory whole) with the transaction, as obsolete_remove() does; a
- * diverted one where the diversion put it. */
+ * diverted one where the diversion put it.  With `unlink_copied`, a file
+ * that moving aside would copy whole (on an overlayfs) is unlinked at
+ * once instead, as dpkg removes it. */
 int inst_removal_files(struct run *r, const char *key, const char *name,
 		       char **paths, const char *fate, size_t n,
-		       struct unpkg_err *err)
+		       int unlink_copied, struct unpkg_err *err)
 {
 	struct unpkg_strmap moved;
 	size_t i;
-	int links, ret = -1;
+	int pass, last = -1, copied = 0, ret = -1;
 
 	unpkg_strmap_init(&moved);
-	/* a symlink to a directory last: the package's paths below it are
-	 * reached through it (merged /usr's /lib), as dpkg removes them */
-	for (links = 0; links < 2; links++)
+	/* (where the root is not such a file system, neither are the rest:
+	 * at worst a file is moved aside) */
+	if (unlink_copied) {
+		unlink_copied = unpkg_fsclass_copies_up(unpkg_root_fd(r->root),
+							err);
+		if (unlink_copied < 0)
+			goto out;
+	}
+	/* 0: the files unlinked at once, before a directory would take them
+	 * aside with it; 1: the rest; 2: a symlink to a directory last: the
+	 * package's paths below it are reached through it (merged /usr's
+	 * /lib), as dpkg removes them */
+	for (pass = unlink_copied ? 0 : 1; pass < 3; pass++)
 	for (i = 0; i < n; i++) {
 		const char *path = unpkg_divert_use(r->divs, paths[i], name);
 		struct stat st;
-		int dir, is_dir;
+		int dir, dfd, is_dir, link_dir;
 
 		if (fate[i] != 2 || obsolete_under_moved(path, &moved) ||
-		    obsolete_lstat(r, path, &st) < 0 ||
-		    (S_ISLNK(st.st_mode) && link_to_dir(r, path)) != links)
+		    obsolete_lstat(r, path, &st) < 0)
 			continue;
 		is_dir = S_ISDIR(st.st_mode);
+		link_dir = S_ISLNK(st.st_mode) && link_to_dir(r, path);
+		if (pass == 0 ? is_dir || link_dir : link_dir != (pass == 2))
+			continue;
 		dir = obsolete_parent_dir(r, path, err);
 		if (dir < 0)
 			goto out;
-		if (obsolete_move_aside(r, key, path, dir, is_dir, &moved,
-					err) < 0)
-			goto out;
+		if (pass > 0) {
+			if (obsolete_move_aside(r, key, path, dir, is_dir,
+						&moved, err) < 0)
+				goto out;
+			continue;
+		}
+		if (dir != last) {	/* a list holds a directory's together */
+			dfd = unpkg_commit_dirfd(r->commit, dir, err);
+			copied = dfd < 0 ? -1
+				 : unpkg_fsclass_copies_up(dfd, err);
+			if (copied < 0)
+				goto out;
+			last = dir;
+		}
+		if (copied)
+			obsolete_unlink(r, key, path, dir);
 	}
 	ret = 0;
 out:
@@ -359,7 +387,7 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		 : (fstatat(dfd, listname, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    unpkg_commit_remove(r->commit, dir, listname, 0, err) < 0))
 		goto out;
-	if (inst_removal_files(r, d->key, d->name, paths, fate, n, err) < 0)
+	if (inst_removal_files(r, d->key, d->name, paths, fate, n, 0, err) < 0)
 		goto out;
 	d->marked = 0;		/* nothing to unwind from here on */
 	d->removed = 1;

@@ -678,7 +678,8 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 			 list.len, 0644, err) < 0)
 		goto out;
 	unpkg_db_list_changed(r->db, d->key);
-	if (inst_removal_files(r, d->key, d->name, paths, fate, n, err) < 0)
+	/* marked half-installed (mark_all()): a file need not come back */
+	if (inst_removal_files(r, d->key, d->name, paths, fate, n, 1, err) < 0)
 		goto out;
 	ok = maint_run_other(r, d, "postrm", argv, why, sizeof(why), err);
 	if (ok < 0 || unpkg_divert_load(r->divs, r->db, err) < 0)

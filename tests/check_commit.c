@@ -648,6 +648,32 @@ START_TEST(test_remove)
 }
 END_TEST
 
+/* A file unlinked at once is gone for good: abort does not bring it back,
+ * and its directory is synced with the others (dpkg's strategy: one
+ * fsync of it). */
+START_TEST(test_unlink)
+{
+	struct fixture f;
+	struct unpkg_err err;
+	int d;
+
+	setup(&f, UNPKG_SYNC_DPKG, 0);
+	unpkg_err_init(&err);
+	tu_write_file(at(&f, "d/old"), "old", 0644);
+	d = dir_handle(&f, "d");
+	ck_assert_msg(unpkg_commit_unlink(f.c, d, "old", &err) == 0, "%s",
+		      err.msg);
+	ck_assert(!exists(&f, "d/old") && !exists(&f, "d/old.dpkg-tmp"));
+	ck_assert_int_eq(unpkg_commit_finish(f.c, &err), 0);
+	ck_assert_uint_eq(f.st.fsync, 1);
+	unpkg_commit_abort(f.c);
+	ck_assert(!exists(&f, "d/old"));
+	ck_assert_int_eq(unpkg_commit_unlink(f.c, d, "old", &err), -1);
+	ck_assert_int_eq(err.errnum, ENOENT);
+	teardown(&f);
+}
+END_TEST
+
 /* The same on an overlayfs, where a directory of the lower layer cannot
  * be renamed (redirect_dir off, the kernel's default): the tree, and an
  * empty directory a file replaces, are moved aside all the same, so
@@ -841,6 +867,46 @@ START_TEST(test_fd_budget)
 	ck_assert_uint_eq(f.st.rename, 60);
 	ck_assert_uint_eq(f.st.fsync, 12);
 	check_spread(&f, 12, 60);
+	teardown(&f);
+}
+END_TEST
+
+/* Files unlinked in more directories than the budget allows: the
+ * directories' descriptors are reclaimed, and each directory is still
+ * synced. */
+START_TEST(test_unlink_budget)
+{
+	struct fixture f;
+	struct unpkg_err err;
+	char rel[64];
+	int base, i, max_seen = 0;
+
+	setup(&f, UNPKG_SYNC_DPKG, 8);
+	unpkg_err_init(&err);
+	for (i = 0; i < 40; i++) {
+		snprintf(rel, sizeof(rel), "d/s%d", i);
+		ck_assert_int_eq(mkdir(at(&f, rel), 0755), 0);
+		snprintf(rel, sizeof(rel), "d/s%d/f", i);
+		tu_write_file(at(&f, rel), "x", 0644);
+	}
+	base = count_open_fds();
+	for (i = 0; i < 40; i++) {
+		int n;
+
+		snprintf(rel, sizeof(rel), "d/s%d", i);
+		ck_assert_msg(unpkg_commit_unlink(f.c, dir_handle(&f, rel), "f",
+						  &err) == 0, "%s", err.msg);
+		n = count_open_fds() - base;
+		if (n > max_seen)
+			max_seen = n;
+	}
+	finish(&f);
+	ck_assert_int_le(max_seen, 8 + 1);
+	ck_assert_uint_eq(f.st.fsync, 40);
+	for (i = 0; i < 40; i++) {
+		snprintf(rel, sizeof(rel), "d/s%d/f", i);
+		ck_assert(!exists(&f, rel));
+	}
 	teardown(&f);
 }
 END_TEST
@@ -1188,6 +1254,8 @@ int main(void)
 	tcase_add_test(tc, test_dir_backup);
 	tcase_add_test(tc, test_remove);
 	tcase_add_test(tc, test_remove_lower_layer);
+	tcase_add_test(tc, test_unlink);
+	tcase_add_test(tc, test_unlink_budget);
 	tcase_add_test(tc, test_keep);
 	tcase_add_test(tc, test_undo_range);
 	tcase_add_test(tc, test_fd_budget);

@@ -726,6 +726,21 @@ static int orders_path(const char *path)
 	return ordered;
 }
 
+static int copies_up_path(const char *path)
+{
+	struct unpkg_err err;
+	int fd, copies;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	unpkg_err_init(&err);
+	copies = unpkg_fsclass_copies_up(fd, &err);
+	ck_assert_msg(copies >= 0, "%s", err.msg);
+	close(fd);
+	ck_assert_int_eq(unpkg_fsclass_copies_up(-1, &err), -1);
+	return copies;
+}
+
 START_TEST(test_real)
 {
 	struct realfs *r = &realfs[_i];
@@ -751,6 +766,9 @@ START_TEST(test_real)
 		ck_assert_int_eq(orders_path(r->mnt),
 				 r->want == UNPKG_FSCLASS_EXT4 ||
 					 r->want == UNPKG_FSCLASS_XFS);
+	/* only an overlay copies a file up to move it */
+	ck_assert_int_eq(copies_up_path(r->mnt),
+			 r->want == UNPKG_FSCLASS_OVERLAY);
 }
 END_TEST
 

@@ -1118,23 +1118,24 @@ env_mount() {
 	register_mount "$2"
 }
 
-# unpkg_vs_dpkg NAME PREFIX B DEB...: install DEBs with unpkg on the roots
-# PREFIX-STRATEGY (one per strategy, twins of B) and with dpkg on root B;
-# each unpkg result must equal dpkg's (file tree and database).
+# unpkg_vs_dpkg NAME PREFIX B ARG...: run the action ARGs (-i DEB...,
+# --remove PKG...) with unpkg on the roots PREFIX-STRATEGY (one per
+# strategy, twins of B) and with dpkg on root B; each unpkg result must
+# equal dpkg's (file tree and database).
 unpkg_vs_dpkg() {
 	local name=$1 prefix=$2 b=$3 s r rc bad=0 before
 	shift 3
 	rc=0
-	dpkg --root="$b" -i "$@" >"$W/env.dpkg.out" 2>&1 || rc=$?
-	[ "$rc" -eq 0 ] || { check_fail "$name: dpkg -i exited $rc"; show_file "$W/env.dpkg.out"; }
+	dpkg --root="$b" "$@" >"$W/env.dpkg.out" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || { check_fail "$name: dpkg $1 exited $rc"; show_file "$W/env.dpkg.out"; }
 	tree_manifest "$b" >"$W/env.dpkg.tree"
 	db_manifest "$b" >"$W/env.dpkg.db"
 	for s in "${STRATEGIES[@]}"; do
 		r=$prefix-$s
 		rc=0
-		unpkg_run "$r" "$s" -i "$@" >"$W/env.unpkg.out" 2>&1 || rc=$?
+		unpkg_run "$r" "$s" "$@" >"$W/env.unpkg.out" 2>&1 || rc=$?
 		if [ "$rc" -ne 0 ]; then
-			check_fail "$name: unpkg --sync=$s -i exited $rc"
+			check_fail "$name: unpkg --sync=$s $1 exited $rc"
 			show_file "$W/env.unpkg.out"
 		fi
 		tree_manifest "$r" >"$W/env.unpkg.tree"
@@ -1230,8 +1231,8 @@ env_tmpfs() {
 	for s in "${STRATEGIES[@]}"; do
 		dpkg_root "$base/unpkg-$s" "$KEEPER"
 	done
-	unpkg_vs_dpkg "tmpfs, fresh install" "$base/unpkg" "$base/dpkg" "$ALPHA1" "$BETA1"
-	unpkg_vs_dpkg "tmpfs, upgrade" "$base/unpkg" "$base/dpkg" "$ALPHA2" "$BETA2"
+	unpkg_vs_dpkg "tmpfs, fresh install" "$base/unpkg" "$base/dpkg" -i "$ALPHA1" "$BETA1"
+	unpkg_vs_dpkg "tmpfs, upgrade" "$base/unpkg" "$base/dpkg" -i "$ALPHA2" "$BETA2"
 }
 
 # overlay LOWER DIR: mount an overlay of LOWER at DIR (upper and work
@@ -1246,7 +1247,7 @@ overlay() {
 
 env_overlay() {
 	section "environment: a root on overlayfs, compared with dpkg on a twin overlay"
-	local base=$TESTDIR/overlay kind s
+	local base=$TESTDIR/overlay kind lower s
 	# the layers on a tmpfs: an upper directory cannot be on every file
 	# system (not on another overlay, for one); it is registered for
 	# unmounting after the overlays on it
@@ -1259,9 +1260,13 @@ env_overlay() {
 	# like a container image: the packages' directories in the lower layer
 	dpkg_root "$base/lower-fresh" "$KEEPER"
 	dpkg_root "$base/lower-old" "$KEEPER" "$ALPHA1" "$BETA1"
-	for kind in fresh old; do
+	# (rm: the removal, over the same lower layer as the upgrade; rmio:
+	# the same once more, traced)
+	for kind in fresh old rm rmio; do
+		lower=old
+		[ "$kind" != fresh ] || lower=fresh
 		for s in dpkg "${STRATEGIES[@]/#/unpkg-}"; do
-			if ! overlay "$base/lower-$kind" "$base/$kind-$s"; then
+			if ! overlay "$base/lower-$lower" "$base/$kind-$s"; then
 				register_mount "$base"
 				skip_part "a root on overlayfs" "cannot mount overlayfs: $(cat "$W/mount.err")"
 				env_result "overlayfs" "skipped: cannot mount overlayfs: $(cat "$W/mount.err")"
@@ -1271,9 +1276,24 @@ env_overlay() {
 	done
 	register_mount "$base"
 	unpkg_vs_dpkg "overlayfs, fresh install into lower-layer directories" \
-		"$base/fresh-unpkg" "$base/fresh-dpkg" "$ALPHA1" "$BETA1"
+		"$base/fresh-unpkg" "$base/fresh-dpkg" -i "$ALPHA1" "$BETA1"
 	unpkg_vs_dpkg "overlayfs, upgrade of packages in the lower layer" \
-		"$base/old-unpkg" "$base/old-dpkg" "$ALPHA2" "$BETA2"
+		"$base/old-unpkg" "$base/old-dpkg" -i "$ALPHA2" "$BETA2"
+	unpkg_vs_dpkg "overlayfs, removal of packages in the lower layer" \
+		"$base/rm-unpkg" "$base/rm-dpkg" --remove alpha beta
+	# moving a file of the lower layer aside would copy it up whole,
+	# with an fsync: the removal unlinks them at once instead (renames
+	# in the admin directory aside, and directories, which fail EXDEV
+	# and are rebuilt)
+	strace -f -qq -y -e trace=rename,renameat,renameat2 -o "$W/rmio.trace" \
+		"$UNPKG" --root="$base/rmio-unpkg-auto" --remove alpha beta >"$W/rmio.out" 2>&1 ||
+		{ check_fail "overlayfs, traced removal: unpkg exited $?"; show_file "$W/rmio.out"; }
+	if grep -v '/var/lib/dpkg' "$W/rmio.trace" | grep '= 0$' >"$W/rmio.moved"; then
+		check_fail "overlayfs, removal: files moved aside (copied up) instead of unlinked:"
+		show_file "$W/rmio.moved"
+	else
+		env_result "overlayfs, removal: files of the lower layer" "unlinked, none moved aside"
+	fi
 }
 
 # --- main ---------------------------------------------------------------------
