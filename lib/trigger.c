@@ -506,16 +506,18 @@ int unpkg_triggers_stage(struct unpkg_triggers *t,
 			      t->admindir);
 		goto out;
 	}
-	for (i = 0; t->file_changed && i < t->ni; i++)
-		if (t->iv[i].name[0] == '/' &&
-		    unpkg_buf_printf(&b, err, "%s %s%s\n", t->iv[i].name,
-				     t->iv[i].pkg,
-				     t->iv[i].noawait ? "/noawait" : "") < 0)
+	if (t->file_changed) {
+		for (i = 0; i < t->ni; i++)
+			if (t->iv[i].name[0] == '/' &&
+			    unpkg_buf_printf(&b, err, "%s %s%s\n",
+					     t->iv[i].name, t->iv[i].pkg,
+					     t->iv[i].noawait ? "/noawait"
+					     : "") < 0)
+				goto out;
+		if (stage_one(t, "File", b.s, b.len, 1, sync, ctx, nosync,
+			      &count, err) < 0)
 			goto out;
-	if (t->file_changed &&
-	    stage_one(t, "File", b.s, b.len, 1, sync, ctx, nosync, &count,
-		      err) < 0)
-		goto out;
+	}
 	for (j = 0; j < t->nnames; j++) {
 		b.len = 0;
 		for (i = 0; i < t->ni; i++)
