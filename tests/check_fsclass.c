@@ -523,19 +523,19 @@ struct realfs {
 
 static struct realfs realfs[] = {
 	{ "ext4", { "mkfs.ext4", "-q", "-F" }, "ext4", "64M",
-	  UNPKG_FSCLASS_EXT4, "", 0 },
+	  UNPKG_FSCLASS_EXT4, "", 0, NULL, "" },
 	{ "ext4-nojournal", { "mkfs.ext4", "-q", "-F", "-O", "^has_journal" },
-	  "ext4", "64M", UNPKG_FSCLASS_EXT2, "", 0 },
+	  "ext4", "64M", UNPKG_FSCLASS_EXT2, "", 0, NULL, "" },
 	{ "ext3", { "mkfs.ext3", "-q", "-F" }, "ext3", "64M",
-	  UNPKG_FSCLASS_EXT4, "", 0 },
+	  UNPKG_FSCLASS_EXT4, "", 0, NULL, "" },
 	{ "ext2", { "mkfs.ext2", "-q", "-F" }, "ext2", "64M",
-	  UNPKG_FSCLASS_EXT2, "", 0 },
+	  UNPKG_FSCLASS_EXT2, "", 0, NULL, "" },
 	{ "xfs", { "mkfs.xfs", "-q", "-f" }, "xfs", "320M",
-	  UNPKG_FSCLASS_XFS, "", 0 },
+	  UNPKG_FSCLASS_XFS, "", 0, NULL, "" },
 	{ "btrfs", { "mkfs.btrfs", "-q", "-f" }, "btrfs", "256M",
-	  UNPKG_FSCLASS_BTRFS, "", 0 },
+	  UNPKG_FSCLASS_BTRFS, "", 0, NULL, "" },
 	{ "tmpfs", { NULL }, "tmpfs", NULL,
-	  UNPKG_FSCLASS_TMPFS, "", 0 },
+	  UNPKG_FSCLASS_TMPFS, "", 0, NULL, "" },
 	{ "overlay", { NULL }, "overlay", NULL,
 	  UNPKG_FSCLASS_OVERLAY, "", 0, NULL, "" },
 	{ "overlay-ext4", { NULL }, "overlay", NULL,
@@ -777,7 +777,7 @@ END_TEST
  * orders_with(). */
 static void fake_overlay_init(struct fake *f)
 {
-	char link[PATH_MAX];
+	char link[PATH_MAX + 16];
 
 	fake_init(f);
 	snprintf(link, sizeof(link), "%s/fs", f->proc);
@@ -815,7 +815,7 @@ START_TEST(test_overlay_upper_named)
 	const struct realfs *ext4 = realfs_named("ext4");
 	struct fake f;
 	enum unpkg_wb_path wb;
-	char gone[PATH_MAX];
+	char gone[PATH_MAX + 8];
 
 	if (!ov->ok || !ext4->ok) {
 		tu_skip_part("an overlay's upper directory as mountinfo names "
