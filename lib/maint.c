@@ -271,57 +271,31 @@ int maint_run_other(struct run *r, const struct deconf *d, const char *name,
 int maint_other_state(struct run *r, struct deconf *d, const char *status,
 		      struct unpkg_err *err)
 {
-	struct unpkg_stanza_state st = {
-		.want = "install",
-		.flag = "ok",
-		.status = status,
-	};
 	struct unpkg_para para;
-	char want[32], *conffiles = NULL, *text = NULL;
-	char *config_version = NULL;
-	const char *old, *v;
+	const char *old, *config = NULL;
+	char *text = NULL;
 	int ret = -1;
 
 	unpkg_para_init(&para);
 	if (unpkg_para_parse(d->stanza, strlen(d->stanza), &para, err) < 0)
 		goto out;
-	old = unpkg_para_get(&para, "Status");
-	if (old != NULL && sscanf(old, "%31s", want) == 1)
-		st.want = want;
-	v = unpkg_para_get(&para, "Conffiles");
-	if (v != NULL && (conffiles = strdup(v)) == NULL) {
-		unpkg_err_nomem(err);
-		goto out;
-	}
-	st.conffiles = conffiles;
 	/* the configured version: recorded, or the version of a package
 	 * configured now; a package never configured has none */
-	v = unpkg_para_get(&para, "Config-Version");
-	if (v != NULL && (config_version = strdup(v)) == NULL) {
-		unpkg_err_nomem(err);
-		goto out;
-	}
-	st.config_version = config_version != NULL ? config_version
-			    : old != NULL && (strstr(old, " installed") ||
-					      strstr(old, " triggers-"))
-			    ? d->version : NULL;
-	st.triggers_pending = unpkg_para_get(&para, "Triggers-Pending");
-	st.triggers_awaited = unpkg_para_get(&para, "Triggers-Awaited");
-	unpkg_para_unset(&para, "Status");
-	unpkg_para_unset(&para, "Config-Version");
-	unpkg_para_unset(&para, "Conffiles");
+	old = unpkg_para_get(&para, "Status");
+	if (unpkg_para_get(&para, "Config-Version") == NULL && old != NULL &&
+	    (strstr(old, " installed") || strstr(old, " triggers-")))
+		config = d->version;
 	if (strcmp(status, "config-files") == 0) {
 		unpkg_para_unset(&para, "Essential");
 		unpkg_para_unset(&para, "Protected");
 	}
-	if (unpkg_stanza_format(&para, &st, &text, err) < 0 ||
+	if (unpkg_stanza_restate(&para, NULL, "ok", status, config, &text,
+				 err) < 0 ||
 	    run_put_reported(r, d->name, d->arch, text, d->key, d->arch,
 			     d->version, status, err) < 0)
 		goto out;
 	ret = 0;
 out:
-	free(conffiles);
-	free(config_version);
 	free(text);
 	unpkg_para_destroy(&para);
 	return ret;

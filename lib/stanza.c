@@ -769,3 +769,30 @@ void unpkg_para_depends_destroy(struct unpkg_relations rels[2])
 	unpkg_relations_destroy(&rels[0]);
 	unpkg_relations_destroy(&rels[1]);
 }
+
+int unpkg_stanza_restate(const struct unpkg_para *stanza, const char *want,
+			 const char *flag, const char *status,
+			 const char *config_version, char **out,
+			 struct unpkg_err *err)
+{
+	const char *old = unpkg_para_get(stanza, "Status");
+	char oldwant[32] = "install";
+	struct unpkg_stanza_state st = {
+		.want = want,
+		.flag = flag,
+		.status = status,
+		.conffiles = unpkg_para_get(stanza, "Conffiles"),
+		.config_version = config_version != NULL
+				  ? config_version
+				  : unpkg_para_get(stanza, "Config-Version"),
+		.triggers_pending = unpkg_para_get(stanza, "Triggers-Pending"),
+		.triggers_awaited = unpkg_para_get(stanza, "Triggers-Awaited"),
+	};
+
+	if (want == NULL) {
+		if (old != NULL)
+			sscanf(old, "%31s", oldwant);
+		st.want = oldwant;
+	}
+	return unpkg_stanza_format(stanza, &st, out, err);
+}

@@ -61,6 +61,17 @@ int unpkg_stanza_format(const struct unpkg_para *control,
 			const struct unpkg_stanza_state *state, char **out,
 			struct unpkg_err *err);
 
+/* A status-file stanza `stanza` (as the database has it) formatted again
+ * with unpkg_stanza_format() under a new Status: `want` (NULL: the
+ * stanza's own, "install" without one), `flag` and `status`; its
+ * Config-Version becomes `config_version` where that is not NULL; its
+ * Conffiles and trigger fields are kept.  So every field stays where dpkg
+ * writes it. */
+int unpkg_stanza_restate(const struct unpkg_para *stanza, const char *want,
+			 const char *flag, const char *status,
+			 const char *config_version, char **out,
+			 struct unpkg_err *err);
+
 /* The Pre-Depends (rels[UNPKG_DEPENDS_PRE]) and the Depends
  * (rels[UNPKG_DEPENDS_DEP]) of the stanza `para`, parsed with `strict` as
  * a package's control (unpkg_relations_parse()), else leniently as dpkg

@@ -97,32 +97,18 @@ static const char *const conf_exts[] = {
 };
 
 /* `stanza` with Status "WANT FLAG STATUS" (want NULL: as it was), and
- * Config-Version `config` unless NULL. */
+ * Config-Version `config` unless NULL, in dpkg's order of fields. */
 static char *with_status_cv(const char *stanza, const char *want,
 			    const char *flag, const char *status,
 			    const char *config, struct unpkg_err *err)
 {
 	struct unpkg_para para;
-	char value[96], oldwant[32] = "install";
-	const char *old;
 	char *text = NULL;
 
 	unpkg_para_init(&para);
-	if (unpkg_para_parse(stanza, strlen(stanza), &para, err) < 0)
-		goto out;
-	old = unpkg_para_get(&para, "Status");
-	if (old != NULL)
-		sscanf(old, "%31s", oldwant);
-	snprintf(value, sizeof(value), "%s %s %s", want ? want : oldwant,
-		 flag, status);
-	if (unpkg_para_set(&para, "Status", value, err) < 0 ||
-	    (config != NULL &&
-	     unpkg_para_set(&para, "Config-Version", config, err) < 0))
-		goto out;
-	text = unpkg_para_format(&para);
-	if (text == NULL)
-		unpkg_err_nomem(err);
-out:
+	if (unpkg_para_parse(stanza, strlen(stanza), &para, err) == 0)
+		unpkg_stanza_restate(&para, want, flag, status, config, &text,
+				     err);
 	unpkg_para_destroy(&para);
 	return text;
 }

@@ -505,6 +505,60 @@ START_TEST(test_format_triggers)
 }
 END_TEST
 
+/* A stanza of the database under a new Status: the Config-Version given
+ * goes where dpkg writes it (after Version, not at the end), the rest
+ * stays.  The expected text is dpkg's after a removal that failed on a
+ * file of the package (half-installed, its configured version kept). */
+START_TEST(test_restate)
+{
+	static const char installed[] =
+		"Package: x1\n"
+		"Status: hold ok installed\n"
+		"Maintainer: m\n"
+		"Architecture: all\n"
+		"Version: 1.0\n"
+		"Conffiles:\n"
+		" /etc/x1.conf 970033febc071b8e78f1d9ad5cd7d87a\n"
+		"Description: d\n"
+		"Triggers-Awaited: q\n";
+	struct unpkg_para p;
+	struct unpkg_err err;
+	char *out = NULL;
+
+	parse(installed, &p);
+	unpkg_err_init(&err);
+	ck_assert_msg(unpkg_stanza_restate(&p, NULL, "ok", "half-installed",
+					   "1.0", &out, &err) == 0, "%s",
+		      err.msg);
+	ck_assert_str_eq(out, "Package: x1\n"
+			      "Status: hold ok half-installed\n"
+			      "Maintainer: m\n"
+			      "Architecture: all\n"
+			      "Version: 1.0\n"
+			      "Config-Version: 1.0\n"
+			      "Conffiles:\n"
+			      " /etc/x1.conf 970033febc071b8e78f1d9ad5cd7d87a\n"
+			      "Description: d\n"
+			      "Triggers-Awaited: q\n");
+	free(out);
+	unpkg_para_destroy(&p);
+	/* the recorded Config-Version kept where none is given, the want
+	 * given replacing the old */
+	parse("Package: x1\nStatus: install ok half-configured\n"
+	      "Version: 2.0\nConfig-Version: 1.0\nDescription: d\n", &p);
+	ck_assert_int_eq(unpkg_stanza_restate(&p, "purge", "reinstreq",
+					      "half-installed", NULL, &out,
+					      &err), 0);
+	ck_assert_str_eq(out, "Package: x1\n"
+			      "Status: purge reinstreq half-installed\n"
+			      "Version: 2.0\n"
+			      "Config-Version: 1.0\n"
+			      "Description: d\n");
+	free(out);
+	unpkg_para_destroy(&p);
+}
+END_TEST
+
 START_TEST(test_format_errors)
 {
 	static const char ok[] = "Package: p\nVersion: 1\n";
@@ -816,6 +870,7 @@ static Suite *stanza_suite(void)
 	tcase_add_test(tc, test_roundtrip_status);
 	tcase_add_test(tc, test_format_errors);
 	tcase_add_test(tc, test_format_triggers);
+	tcase_add_test(tc, test_restate);
 	tcase_add_test(tc, test_check_ok);
 	tcase_add_loop_test(tc, test_check_errors, 0,
 			    (int)(sizeof(check_cases) /
