@@ -22,20 +22,35 @@ struct devino {
 };
 
 
-/* lstat `path` ("/usr/bin/x") beneath the root; 0 on success. */
-int obsolete_lstat(struct run *r, const char *path, struct stat *st)
+/* Whether a failure to look `path` up says it is not there: it, or a
+ * directory above it, is missing or no directory. */
+static int absent(const struct unpkg_err *e)
 {
-	struct unpkg_err ignored;
-	const char *base;
-	int dfd, ret;
+	return e->code == UNPKG_ERR_SYS &&
+	       (e->errnum == ENOENT || e->errnum == ENOTDIR);
+}
 
-	unpkg_err_init(&ignored);
-	dfd = unpkg_root_open_parent(r->root, path + 1, &base, &ignored);
-	if (dfd < 0)
-		return -1;
-	ret = fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW);
-	close(dfd);
-	return ret;
+int obsolete_lstat(struct run *r, const char *path, struct stat *st,
+		   struct unpkg_err *err)
+{
+	struct unpkg_err e;
+	const char *base;
+	int dfd, ret = -1;
+
+	unpkg_err_init(&e);
+	dfd = unpkg_root_open_parent(r->root, path + 1, &base, &e);
+	if (dfd >= 0) {
+		ret = fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW);
+		if (ret < 0)
+			unpkg_err_sys(&e, "cannot stat %s", path);
+		close(dfd);
+	}
+	if (ret == 0)
+		return 1;
+	if (absent(&e))
+		return 0;
+	*err = e;
+	return -1;
 }
 
 static int is_subdir(int dfd, const struct dirent *de)
@@ -182,16 +197,22 @@ static int new_identities(struct run *r, const struct pkg *p,
 	if (v == NULL)
 		return unpkg_err_nomem(err);
 	for (i = 0; i < p->files.count; i++) {
+		const struct unpkg_file *f = &p->files.files[i];
 		struct stat st;
+		int there;
 
-		if (p->files.files[i].type == UNPKG_ENTRY_DIR ||
-		    p->files.files[i].filtered ||
-		    obsolete_lstat(r, unpkg_divert_use(r->divs,
-						       p->files.files[i].path,
-						       p->name), &st) < 0)
+		if (f->type == UNPKG_ENTRY_DIR || f->filtered)
 			continue;
-		v[*n].dev = st.st_dev;
-		v[(*n)++].ino = st.st_ino;
+		there = obsolete_lstat(r, unpkg_divert_use(r->divs, f->path,
+							   p->name), &st, err);
+		if (there < 0) {
+			free(v);
+			return -1;
+		}
+		if (there) {
+			v[*n].dev = st.st_dev;
+			v[(*n)++].ino = st.st_ino;
+		}
 	}
 	qsort(v, *n, sizeof(*v), cmp_devino);
 	*out = v;
@@ -235,15 +256,18 @@ static int may_remove(struct run *r, struct pkg *p, const char *path,
 {
 	const char *owner = unpkg_strmap_get(&r->run_files, path);
 	struct devino key;
+	int there;
 
 	/* p's own entry there is one the path filters left out */
 	if (owner != NULL && owner != p->label)
 		return 0;
 	if (unpkg_db_load_files(r->db, err) < 0)
 		return -1;
-	if (unpkg_db_file_owner(r->db, path, p->key) != NULL ||
-	    obsolete_lstat(r, fs, st) < 0)
+	if (unpkg_db_file_owner(r->db, path, p->key) != NULL)
 		return 0;
+	there = obsolete_lstat(r, fs, st, err);
+	if (there <= 0)
+		return there;
 	if (S_ISDIR(st->st_mode))
 		return 1;
 	if (*ids == NULL && new_identities(r, p, ids, nids, err) < 0)
@@ -284,11 +308,15 @@ int obsolete_remove(struct run *r, struct pkg *p, struct unpkg_err *err)
 						    p->name);
 		const char *slash = strrchr(path, '/');
 		struct stat st;
-		int dir, dfd, is_dir;
+		int dir, dfd, is_dir, there;
 
 		if (unpkg_strmap_get(&gone, path) == NULL ||
-		    obsolete_under_moved(path, &moved) ||
-		    obsolete_lstat(r, path, &st) < 0)
+		    obsolete_under_moved(path, &moved))
+			continue;
+		there = obsolete_lstat(r, path, &st, err);
+		if (there < 0)
+			goto out;
+		if (!there)
 			continue;
 		is_dir = S_ISDIR(st.st_mode);
 		dir = obsolete_parent_dir(r, path, err);

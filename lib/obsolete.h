@@ -10,8 +10,12 @@
 
 #include "run.h"
 
-/* lstat `path` ("/usr/bin/x") beneath the root; 0 on success. */
-int obsolete_lstat(struct run *r, const char *path, struct stat *st);
+/* lstat `path` ("/usr/bin/x") beneath the root: 1 if it is there, 0 if
+ * it is not (it or a directory above it missing, or that no directory),
+ * -1 on any other failure (err set): a path that cannot be looked at is
+ * not taken for gone. */
+int obsolete_lstat(struct run *r, const char *path, struct stat *st,
+		   struct unpkg_err *err);
 
 /* 1 if every entry beneath directory `name` in `dfd` (the old path
  * `path`) is in `gone`, 0 if not, -1 on error.  An entry NAME.dpkg-tmp

@@ -100,7 +100,7 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 		/* a diverted file is where the diversion put it */
 		const char *fs = unpkg_divert_use(r->divs, path, d->name);
 		struct stat st;
-		int dfd, all;
+		int dfd, all, there;
 
 		fate[i] = 0;
 		if (warn && strcmp(path, "/.") == 0) {
@@ -115,7 +115,10 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 			fate[i] = 1;
 			continue;
 		}
-		if (obsolete_lstat(r, fs, &st) < 0)
+		there = obsolete_lstat(r, fs, &st, err);
+		if (there < 0)
+			goto out;
+		if (!there)
 			continue;
 		/* a symlink to a directory that other packages list (merged
 		 * /usr's /lib): kept, as dpkg, which looks through it, keeps
@@ -197,10 +200,14 @@ int inst_removal_files(struct run *r, const char *key, const char *name,
 	for (i = 0; i < n; i++) {
 		const char *path = unpkg_divert_use(r->divs, paths[i], name);
 		struct stat st;
-		int dir, dfd, is_dir, link_dir;
+		int dir, dfd, is_dir, link_dir, there;
 
-		if (fate[i] != 2 || obsolete_under_moved(path, &moved) ||
-		    obsolete_lstat(r, path, &st) < 0)
+		if (fate[i] != 2 || obsolete_under_moved(path, &moved))
+			continue;
+		there = obsolete_lstat(r, path, &st, err);
+		if (there < 0)
+			goto out;
+		if (!there)
 			continue;
 		is_dir = S_ISDIR(st.st_mode);
 		link_dir = S_ISLNK(st.st_mode) && link_to_dir(r, path);

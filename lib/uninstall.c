@@ -695,11 +695,10 @@ static int move_path(struct run *r, struct pkg *p, const char *path,
 		     struct aside *aside, struct unpkg_err *err)
 {
 	struct stat st;
-	int dir;
+	int dir, there = obsolete_lstat(r, path, &st, err);
 
-	if (obsolete_lstat(r, path, &st) < 0 ||
-	    !S_ISDIR(st.st_mode) != !is_dir)
-		return 0;
+	if (there <= 0 || !S_ISDIR(st.st_mode) != !is_dir)
+		return there;
 	dir = obsolete_parent_dir(r, path, err);
 	if (dir < 0 || obsolete_move_aside(r, p->key, path, dir, is_dir,
 					   moved, err) < 0)
@@ -845,11 +844,15 @@ static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
 	for (i = nkept; i-- > 0;) {
 		const char *base;
 		struct stat st;
-		int dfd, empty;
+		int dfd, empty, there;
 
-		if (obsolete_lstat(r, kept[i], &st) < 0 || !S_ISDIR(st.st_mode) ||
-		    strcmp(kept[i], "/.") == 0 ||
+		if (strcmp(kept[i], "/.") == 0 ||
 		    unpkg_db_file_owner(r->db, kept[i], p->key) != NULL)
+			continue;
+		there = obsolete_lstat(r, kept[i], &st, err);
+		if (there < 0)
+			goto out;
+		if (!there || !S_ISDIR(st.st_mode))
 			continue;
 		dfd = unpkg_root_open_parent(r->root, kept[i] + 1, &base, err);
 		if (dfd < 0)

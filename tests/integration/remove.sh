@@ -288,4 +288,26 @@ CASE="a trigger the removed package's triggers file activates"
 setup ti ll
 compare_rm -r ll
 
+# A path the removal cannot look at is not taken for gone: x1's file in
+# /usr/share/common, a directory neither may read or write (root without
+# its capability to override permissions).  dpkg fails x1 and leaves it
+# half-installed, its list as it was, and so does unpkg; unpkg ends the
+# run (any error of the file system does) and puts back what it had moved
+# aside, where dpkg had deleted the files it reached first.  Before,
+# unpkg took the file for gone: x1 forgotten, its file left for nobody.
+CASE="a file of the package that cannot be looked at"
+setup x1 x2
+both 'chmod 0100 "$R/usr/share/common"'
+nodac="setpriv --inh-caps=-dac_override,-dac_read_search --bounding-set=-dac_override,-dac_read_search"
+run_logged "$A" $nodac "$UNPKG" --root="$A" --refuse-unsafe-io -r x1
+[ "$RUN_RC" -ne 0 ] || check_fail "unpkg -r x1 succeeded without reaching x1's file"
+assert_grep "usr/share/common.*Permission denied" "$A.err" "unpkg names what it could not reach"
+run_logged "$B" $nodac dpkg --root="$B" --refuse-unsafe-io -r x1
+[ "$RUN_RC" -ne 0 ] || hard_error "dpkg -r x1 succeeded (test outdated?)"
+both 'chmod 0755 "$R/usr/share/common"'
+compare_dbs "$A" "$B" "-r x1, a file out of reach"
+for f in $(cat "$A/var/lib/dpkg/info/x1.list"); do
+	[ -e "$A$f" ] || check_fail "-r x1, a file out of reach: $f is gone"
+done
+
 exit $((TEST_FAILURES > 0))
