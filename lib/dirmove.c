@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "dirmove.h"
@@ -98,6 +99,61 @@ static int is_dir_at(int dfd, const char *name)
 	       S_ISDIR(st.st_mode);
 }
 
+/* Extended attribute `name` of `fd`, or with `name` NULL the list of
+ * their names, in *buf (grown as needed, *size its size); its length, or
+ * -1. */
+static ssize_t read_xattr(int fd, const char *name, char **buf, size_t *size)
+{
+	ssize_t len;
+	char *grown;
+
+	do {
+		len = name != NULL ? fgetxattr(fd, name, NULL, 0)
+				   : flistxattr(fd, NULL, 0);
+		if (len < 0)
+			return -1;
+		if ((size_t)len >= *size) {
+			grown = realloc(*buf, (size_t)len + 1);
+			if (grown == NULL)
+				return -1;
+			*buf = grown;
+			*size = (size_t)len + 1;
+		}
+		len = name != NULL ? fgetxattr(fd, name, *buf, *size)
+				   : flistxattr(fd, *buf, *size);
+	} while (len < 0 && errno == ERANGE);	/* it grew meanwhile */
+	return len;
+}
+
+/* The extended attributes of directory `src` (ACLs, security labels, the
+ * user's) set on `dst`, so that the rebuilt directory keeps them; a file
+ * system without them has none to copy. */
+static int copy_xattrs(int src, int dst)
+{
+	char *names = NULL, *value = NULL;
+	size_t size = 0, vsize = 0;
+	ssize_t len, vlen;
+	const char *name;
+	int ret = -1;
+
+	len = read_xattr(src, NULL, &names, &size);
+	if (len < 0) {
+		ret = errno == ENOTSUP ? 0 : -1;
+		goto out;
+	}
+	for (name = names; name < names + len; name += strlen(name) + 1) {
+		vlen = read_xattr(src, name, &value, &vsize);
+		if (vlen < 0 ||
+		    fsetxattr(dst, name, value, (size_t)vlen, 0) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(names);
+	free(value);
+	return ret;
+}
+
 /* Build `to` in directory `tdir` as directory `from` in `fdir`, entry by
  * entry, and remove `from`. */
 static int rebuild(int fdir, const char *from, int tdir, const char *to)
@@ -119,7 +175,7 @@ static int rebuild(int fdir, const char *from, int tdir, const char *to)
 		goto fail;
 	dst = openat(tdir, to, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dst < 0 || fchown(dst, st.st_uid, st.st_gid) < 0 ||
-	    fchmod(dst, st.st_mode & 07777) < 0)
+	    fchmod(dst, st.st_mode & 07777) < 0 || copy_xattrs(src, dst) < 0)
 		goto fail;
 	names = list_names(src, &n);
 	if (names == NULL)

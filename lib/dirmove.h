@@ -10,11 +10,11 @@
 
 /* Move directory `from` in directory `dfd` to `to` in the same directory,
  * as renameat() would; where that fails with EXDEV, make `to` (with the
- * owner and mode of `from`), move every entry of `from` into it, each
- * directory among them the same way where it cannot be renamed, and
- * remove `from`.  A `to` that is already a directory is taken as what an
- * interrupted move left, and the entries join it.  Nothing else of `from`
- * is kept (its extended attributes, its times).  On failure what was
+ * owner, mode and extended attributes of `from`: ACLs, security labels),
+ * move every entry of `from` into it, each directory among them the same
+ * way where it cannot be renamed, and remove `from`.  A `to` that is
+ * already a directory is taken as what an interrupted move left, and the
+ * entries join it.  The times of `from` are not kept.  On failure what was
  * moved goes back into `from`, as far as it can.  0, or -1 with errno set.
  *
  * The entries reach the disk no later than the removal of `from` where

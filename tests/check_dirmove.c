@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "dirmove.h"
@@ -40,8 +41,27 @@ static void make_dir(const struct layers *l, const char *p, mode_t mode,
 	ck_assert_int_eq(lchown(at(l, p), uid, gid), 0);
 }
 
-/* The image layer: tree/ (0750, 1:2) with f, a link and sub/g (sub/
- * 0711), and tree2/ with a and z/busy; then the overlay over it, mounted
+static void set_xattr(const struct layers *l, const char *p,
+		      const char *name, const char *value)
+{
+	ck_assert_msg(lsetxattr(at(l, p), name, value, strlen(value), 0) == 0,
+		      "setxattr %s: %s", p, strerror(errno));
+}
+
+/* The value of `name` on P, which must have it. */
+static void check_xattr(const struct layers *l, const char *p,
+			const char *name, const char *want)
+{
+	char buf[64];
+	ssize_t n = lgetxattr(at(l, p), name, buf, sizeof(buf) - 1);
+
+	ck_assert_msg(n >= 0, "%s has no %s: %s", p, name, strerror(errno));
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, want);
+}
+
+/* The image layer: tree/ (0750, 1:2, an extended attribute) with f, a
+ * link and sub/g (sub/ 0711, an empty attribute), and tree2/ with a and z/busy; then the overlay over it, mounted
  * with redirect_dir=off (the kernel's default), so that the lower-layer
  * directories cannot be renamed.  0, or -1 where no overlay can be
  * mounted here (the part is reported skipped). */
@@ -57,6 +77,8 @@ static int setup(struct layers *l)
 	ck_assert_int_eq(symlink("f", at(l, "lower/tree/link")), 0);
 	make_dir(l, "lower/tree/sub", 0711, 0, 0);
 	tu_write_file(at(l, "lower/tree/sub/g"), "g", 0644);
+	set_xattr(l, "lower/tree", "user.unpkg-test", "tree's own");
+	set_xattr(l, "lower/tree/sub", "user.unpkg-test", "");
 	make_dir(l, "lower/tree2", 0755, 0, 0);
 	tu_write_file(at(l, "lower/tree2/a"), "a", 0644);
 	make_dir(l, "lower/tree2/z", 0755, 0, 0);
@@ -127,8 +149,8 @@ static int count_entries(const struct layers *l, const char *p)
 	return n;
 }
 
-/* tree moved whole to tree.dpkg-tmp: owner, mode and entries as they
- * were; and it renames back (what an abort does), with nothing of the
+/* tree moved whole to tree.dpkg-tmp: owner, mode, extended attributes
+ * and entries as they were; and it renames back (what an abort does), with nothing of the
  * lower layer showing through twice. */
 static void check_moved_tree(const struct layers *l)
 {
@@ -137,6 +159,8 @@ static void check_moved_tree(const struct layers *l)
 
 	ck_assert(!exists(l, "ovl/tree"));
 	check_dir(l, "ovl/tree.dpkg-tmp", 0750, 1, 2);
+	check_xattr(l, "ovl/tree.dpkg-tmp", "user.unpkg-test", "tree's own");
+	check_xattr(l, "ovl/tree.dpkg-tmp/sub", "user.unpkg-test", "");
 	check_content(l, "ovl/tree.dpkg-tmp/f", "f");
 	n = readlink(at(l, "ovl/tree.dpkg-tmp/link"), buf, sizeof(buf));
 	ck_assert_int_eq(n, 1);
