@@ -38,7 +38,7 @@
 # is read through a second overlay mounted after the last fsync, as a
 # state's checks read theirs.  The bystander writes to the base file
 # system, next to the layers.  The overlay variants run when named in
-# CRASH_FS, in no default matrix.
+# CRASH_FS, and make check's quick matrix has one cell of them (below).
 #
 # Replay.  tests/crash/crashimg builds, for a flush point K, the image as a
 # power cut would leave it: BASE, every record up to flush K, and a subset
@@ -129,7 +129,10 @@
 #
 # Default (make check), upgrade: unpkg:auto and unpkg:dpkg on ext4 with
 # CRASH_STATES (120) states each, unpkg:auto on xfs and btrfs with 3/4 of
-# that, the self-test unpkg:none on ext4 with half; 2/5 of all that (the
+# that, the self-test unpkg:none on ext4 with half; and remove with
+# unpkg:auto on ext4+overlay with half (a container's root, where the
+# removed files are unlinked at once, and the directories of the lower
+# layer rebuilt to be moved aside); 2/5 of all that (the
 # self-test at least 40) in a sanitizer build (configure
 # --enable-sanitizers, seen in the build's Makefile).  Then two self-tests
 # of the harness: a state with an unreadable file must be reported as FS,
@@ -262,7 +265,7 @@ elif [ -n "${CRASH_FS:-}${CRASH_SCENARIOS:-}${CRASH_ROWS:-}" ]; then
 	add_cells "${CRASH_FS:-ext4}" "${CRASH_SCENARIOS:-upgrade}" "$rows"
 else
 	# make check: the default strategy on each file system, ext4 with
-	# --sync=dpkg and the self-test too.  A state takes 0.45 to 0.65 s
+	# --sync=dpkg and the self-test too, and a removal on an overlay.  A state takes 0.45 to 0.65 s
 	# on this project's loaded 2-core test machine (doc/reliability.md):
 	# 120 states for an ext4 cell, 90 for xfs and btrfs, 60 for the
 	# self-test keep the whole test near 5 minutes; CRASH_STATES scales
@@ -273,7 +276,8 @@ else
 	CELLS=("ext4 upgrade unpkg:auto $STATES"
 		"ext4 upgrade unpkg:dpkg $STATES"
 		"xfs upgrade unpkg:auto $((STATES * 3 / 4))"
-		"btrfs upgrade unpkg:auto $((STATES * 3 / 4))")
+		"btrfs upgrade unpkg:auto $((STATES * 3 / 4))"
+		"ext4+overlay remove unpkg:auto $((STATES / 2))")
 	SELFTEST_STATES=${CRASH_SELFTEST_STATES:-$((STATES / 2))}
 	[ -n "${CRASH_SELFTEST_STATES:-}" ] || [ "$SELFTEST_STATES" -ge 40 ] || SELFTEST_STATES=40
 	if [ "${CRASH_SELFTEST:-1}" = 1 ]; then
