@@ -18,6 +18,8 @@ TEST_DEPS=(
 	debootstrap
 	# bench.sh checks unpkg-bench's JSON report with it
 	python3
+	# bench-apt.sh compares with dpkg under it, as the users do
+	eatmydata
 )
 # To run the demo.
 DEMO_DEPS=(dpkg apt)
