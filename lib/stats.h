@@ -39,6 +39,9 @@ struct unpkg_stats {
 	unsigned long fsync;
 	unsigned long syncfs;
 	unsigned long rename;
+	unsigned long copied_up;	/* an overlayfs's files copied up
+					 * ahead of time, or found in the
+					 * upper layer (copyup.h) */
 	unsigned long files;		/* regular files written */
 	unsigned long long bytes;	/* bytes of file content written */
 	char strategy[16];		/* the strategy in force at the end */

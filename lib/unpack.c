@@ -11,11 +11,45 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "copyup.h"
+#include "fsclass.h"
 #include "infodb.h"
 #include "install-impl.h"
 #include "obsolete.h"
 #include "takeover.h"
 #include "unpack.h"
+
+/* On an overlayfs root, copy the old version's files up all at once,
+ * before the unpack of the new one backs them up or moves them aside one
+ * by one (see copyup.h): where they are, diverted or not; not its
+ * conffiles, which a new version mostly keeps. */
+static int copy_up_old(struct run *r, struct pkg *p, struct unpkg_err *err)
+{
+	const char **paths;
+	char hash[33];
+	size_t n = 0, i;
+	int copies;
+
+	if (p->nold_files == 0)
+		return 0;
+	copies = unpkg_fsclass_copies_up(unpkg_root_fd(r->root), err);
+	if (copies <= 0)
+		return copies;
+	paths = malloc(p->nold_files * sizeof(*paths));
+	if (paths == NULL)
+		return unpkg_err_nomem(err);
+	for (i = 0; i < p->nold_files; i++) {
+		const char *path = p->old_files[i];
+
+		run_recorded_hash(p, path, hash);
+		if (path[0] == '/' && strcmp(path, "/.") != 0 &&
+		    hash[0] == '\0')
+			paths[n++] = unpkg_divert_use(r->divs, path, p->name);
+	}
+	r->stats->copied_up += unpkg_copyup(r->root, paths, n);
+	free(paths);
+	return 0;
+}
 
 /* Stage everything of `p` in the run's transaction. */
 int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
@@ -61,6 +95,8 @@ int unpack_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	else
 		unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
 				 "Unpacking %s (%s) ...", p->key, p->version);
+	if (copy_up_old(r, p, err) < 0)
+		return -1;
 	unpkg_relations_init(&tc.repl);
 	unpkg_strmap_init(&tc.verdicts);
 	ok = unpkg_extract(p->deb, &xo, &p->files, err);

@@ -1655,6 +1655,9 @@ static void print_stats(const struct cli *cli, const struct unpkg_stats *st,
 	       "syncfs=%lu rename=%lu\n", st->sync_file_range, st->fdatasync,
 	       st->fsync, st->syncfs, st->rename);
 	printf("stats: written files=%lu bytes=%llu\n", st->files, st->bytes);
+	if (st->copied_up > 0)
+		printf("stats: copy-up ahead of time: %lu files of the old "
+		       "versions (an overlayfs root)\n", st->copied_up);
 }
 
 /* Forces the command named that unpkg does not implement yet: say so,
