@@ -554,6 +554,39 @@ static int overlay_upper_uuid(int fd, unsigned char uuid[16])
 	return memcmp(uuid, (const unsigned char[16]){ 0 }, 16) == 0;
 }
 
+/* A new descriptor of the topmost directory in view of the file system of
+ * directory `fd`: its ancestors followed while they are on its device
+ * (for a container's root, "/").  -1 on failure. */
+static int mount_top(int fd)
+{
+	struct stat st, up;
+	int cur, parent = -1, depth;
+
+	cur = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (cur < 0 || fstat(cur, &st) < 0)
+		goto fail;
+	for (depth = 0; depth < 4096; depth++) {
+		parent = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (parent < 0 || fstat(parent, &up) < 0)
+			goto fail;
+		/* another file system above, or the root in view */
+		if (up.st_dev != st.st_dev || up.st_ino == st.st_ino) {
+			close(parent);
+			return cur;
+		}
+		close(cur);
+		cur = parent;
+		parent = -1;
+		st = up;
+	}
+fail:
+	if (parent >= 0)
+		close(parent);
+	if (cur >= 0)
+		close(cur);
+	return -1;
+}
+
 /* Where the upper directory is out of sight (a container): the file
  * system of the upper layer found among the mounts of PROC/self/mountinfo
  * by its uuid (FS_IOC_GETFSUUID, Linux 6.8), an ext4 or xfs mounted in
@@ -639,9 +672,18 @@ static int upper_orders(int fd, dev_t dev, const struct statfs *ovl,
 		close(ufd);
 		return rc;
 	}
-	/* the mounter's path, not ours */
-	if (overlay_upper_uuid(fd, uuid) != 0)
-		return 0;
+	/* the mounter's path, not ours; the overlay's handle of a directory
+	 * of the lower layer (a container's /var/lib/dpkg) stands for its
+	 * lower inode, the handle of its root for the upper one */
+	if (overlay_upper_uuid(fd, uuid) != 0) {
+		int top = mount_top(fd);
+
+		rc = top < 0 ? 1 : overlay_upper_uuid(top, uuid);
+		if (top >= 0)
+			close(top);
+		if (rc != 0)
+			return 0;
+	}
 	return upper_by_uuid(uuid, ovl, sys, proc, err);
 }
 

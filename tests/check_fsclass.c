@@ -624,6 +624,11 @@ static int realfs_up(struct realfs *r)
 			if (mkdir(dirs[i], 0755) != 0)
 				return -1;
 		}
+		/* a directory of the lower layer, merged in the overlay, as
+		 * a container's /var/lib/dpkg */
+		snprintf(opts, sizeof(opts), "%s/merged", dirs[0]);
+		if (mkdir(opts, 0755) != 0)
+			return -1;
 		snprintf(r->upper, sizeof(r->upper), "%s", dirs[1]);
 		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
 			 dirs[0], dirs[1], dirs[2]);
@@ -871,7 +876,7 @@ START_TEST(test_overlay_upper_hidden)
 	const struct realfs *xfs = realfs_named("xfs");
 	struct fake f;
 	enum unpkg_wb_path wb;
-	char more[PATH_MAX + 64];
+	char more[PATH_MAX + 64], merged[PATH_MAX + 8];
 
 	if (!ov->ok || !ext4->ok || !xfs->ok) {
 		tu_skip_part("an overlay's upper layer found by its uuid",
@@ -888,6 +893,11 @@ START_TEST(test_overlay_upper_hidden)
 	snprintf(more, sizeof(more), "100 1 7:1 / %s rw - ext4 /dev/loop1 rw\n",
 		 ext4->mnt);
 	ck_assert_int_eq(orders_with(&f, ov->mnt, "/gone/upper", more, &wb), 1);
+	ck_assert_int_eq(wb, UNPKG_WB_OVERLAY);
+	/* a directory of the lower layer, whose handle stands for its lower
+	 * inode: found through the overlay's root */
+	snprintf(merged, sizeof(merged), "%s/merged", ov->mnt);
+	ck_assert_int_eq(orders_with(&f, merged, "/gone/upper", more, &wb), 1);
 	ck_assert_int_eq(wb, UNPKG_WB_OVERLAY);
 	snprintf(more, sizeof(more), "100 1 7:2 / %s rw - xfs /dev/loop2 rw\n",
 		 xfs->mnt);
