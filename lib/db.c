@@ -1773,6 +1773,11 @@ void unpkg_db_list_changed(struct unpkg_db *db, const char *key)
 	db->stale[db->nstale++] = copy;
 }
 
+int unpkg_db_listed_below_root(const char *path)
+{
+	return path[0] == '/' && strcmp(path, "/.") != 0;
+}
+
 const char *unpkg_db_file_owner(const struct unpkg_db *db, const char *path,
 				const char *except_key)
 {

@@ -247,6 +247,11 @@ void unpkg_db_list_changed(struct unpkg_db *db, const char *key);
 const char *unpkg_db_file_owner(const struct unpkg_db *db, const char *path,
 				const char *except_key);
 
+/* 1 if `path`, a line of a package's file list, names something below the
+ * root: an absolute path other than "/.", the root itself, which every
+ * list has and no removal touches.  0 otherwise. */
+int unpkg_db_listed_below_root(const char *path);
+
 /* Read info/KEY.list into a malloc'd array of malloc'd paths.  A missing
  * list gives *paths NULL, *count 0 and success; an empty one a non-NULL
  * array and *count 0.  One trailing '/' is dropped, as dpkg does.  Free

@@ -236,7 +236,7 @@ int obsolete_find(struct pkg *p, struct unpkg_err *err)
 	for (i = 0; i < p->nold_files; i++) {
 		const char *path = p->old_files[i];
 
-		if (strcmp(path, "/.") == 0 || path[0] != '/' ||
+		if (!unpkg_db_listed_below_root(path) ||
 		    unpkg_filelist_unpacks(&p->files, path) ||
 		    unpkg_strmap_get(&p->confmap, path) != NULL)
 			continue;

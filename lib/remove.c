@@ -109,7 +109,7 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 						      d->key) == NULL;
 			continue;
 		}
-		if (strcmp(path, "/.") == 0 || path[0] != '/')
+		if (!unpkg_db_listed_below_root(path))
 			continue;
 		if (conffiles != NULL && conffile_in(conffiles, path, 0)) {
 			fate[i] = 1;
@@ -186,12 +186,7 @@ int inst_removal_files(struct run *r, const char *key, const char *name,
 	unpkg_strmap_init(&moved);
 	/* (where the root is not such a file system, neither are the rest:
 	 * at worst a file is moved aside) */
-	if (unlink_copied) {
-		unlink_copied = unpkg_fsclass_copies_up(unpkg_root_fd(r->root),
-							err);
-		if (unlink_copied < 0)
-			goto out;
-	}
+	unlink_copied = unlink_copied && r->root_copies_up;
 	/* 0: the files unlinked at once, before a directory would take them
 	 * aside with it; 1: the rest; 2: a symlink to a directory last: the
 	 * package's paths below it are reached through it (merged /usr's

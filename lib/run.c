@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsclass.h"
 #include "run.h"
 #include "stanza.h"
 #include "strategy.h"
@@ -417,6 +418,8 @@ int run_open(struct run *r, const struct unpkg_install_opts *o,
 	if (o->frontend_lock)
 		dbflags |= UNPKG_DB_LOCK_FRONTEND;
 	if (unpkg_root_open(o->instdir, o->root_flags, &r->root, err) < 0 ||
+	    (r->root_copies_up = unpkg_fsclass_copies_up(unpkg_root_fd(r->root),
+							  err)) < 0 ||
 	    unpkg_db_open(o->admindir, dbflags, &r->db, err) < 0 ||
 	    unpkg_root_open(o->admindir, o->root_flags, &r->admroot, err) < 0 ||
 	    unpkg_triggers_open(unpkg_db_dirfd(r->db), o->admindir, &r->trig,

@@ -149,6 +149,9 @@ struct run {
 	size_t noverrides;
 	/* dpkg-divert's, read again after each preinst */
 	struct unpkg_diversions *divs;
+	/* the root is an overlayfs: moving a file of its image aside first
+	 * copies the file up (unpkg_fsclass_copies_up()) */
+	int root_copies_up;
 	char force_list[512];	/* DPKG_FORCE for the scripts */
 
 	/* the packages of the run, in the order given */

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "copyup.h"
-#include "fsclass.h"
 #include "infodb.h"
 #include "install-impl.h"
 #include "obsolete.h"
@@ -28,13 +27,9 @@ static int copy_up_old(struct run *r, struct pkg *p, struct unpkg_err *err)
 	const char **paths;
 	char hash[33];
 	size_t n = 0, i;
-	int copies;
 
-	if (p->nold_files == 0)
+	if (p->nold_files == 0 || !r->root_copies_up)
 		return 0;
-	copies = unpkg_fsclass_copies_up(unpkg_root_fd(r->root), err);
-	if (copies <= 0)
-		return copies;
 	paths = malloc(p->nold_files * sizeof(*paths));
 	if (paths == NULL)
 		return unpkg_err_nomem(err);
@@ -42,8 +37,7 @@ static int copy_up_old(struct run *r, struct pkg *p, struct unpkg_err *err)
 		const char *path = p->old_files[i];
 
 		run_recorded_hash(p, path, hash);
-		if (path[0] == '/' && strcmp(path, "/.") != 0 &&
-		    hash[0] == '\0')
+		if (unpkg_db_listed_below_root(path) && hash[0] == '\0')
 			paths[n++] = unpkg_divert_use(r->divs, path, p->name);
 	}
 	r->stats->copied_up += unpkg_copyup(r->root, paths, n);

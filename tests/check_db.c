@@ -1766,6 +1766,21 @@ START_TEST(t_pkg_state)
 }
 END_TEST
 
+/* The lines of a file list a removal or an upgrade may touch: not the
+ * root's "/.", nor a line that is no absolute path. */
+START_TEST(t_listed_below_root)
+{
+	ck_assert_int_eq(unpkg_db_listed_below_root("/usr"), 1);
+	ck_assert_int_eq(unpkg_db_listed_below_root("/usr/bin/foo"), 1);
+	ck_assert_int_eq(unpkg_db_listed_below_root("/.x"), 1);
+	ck_assert_int_eq(unpkg_db_listed_below_root("/./usr"), 1);
+	ck_assert_int_eq(unpkg_db_listed_below_root("/."), 0);
+	ck_assert_int_eq(unpkg_db_listed_below_root("usr/bin/foo"), 0);
+	ck_assert_int_eq(unpkg_db_listed_below_root("./usr"), 0);
+	ck_assert_int_eq(unpkg_db_listed_below_root(""), 0);
+}
+END_TEST
+
 static Suite *db_suite(void)
 {
 	Suite *s = suite_create("db");
@@ -1798,6 +1813,7 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, t_order_where_ordered);
 	tcase_add_test(tc, t_put);
 	tcase_add_test(tc, t_read_list);
+	tcase_add_test(tc, t_listed_below_root);
 	tcase_add_test(tc, t_load_files);
 	tcase_add_test(tc, t_load_files_cached);
 	tcase_add_test(tc, t_load_files_one);
