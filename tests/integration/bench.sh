@@ -168,6 +168,24 @@ if command -v python3 >/dev/null 2>&1; then
 		"$TESTDIR/r3.json" || check_fail "r3.json has no dirty_neighbour with 3 lines"
 fi
 
+section "an overlay whose upper directory is named by a relative path"
+# The mount options show the upper directory as the mounter named it; from
+# here 'u' is no directory.  unpkg-bench used to end there, silently, with
+# status 1; it now says so and runs without device counts.
+mkdir -p "$TESTDIR/ov/l" "$TESTDIR/ov/u" "$TESTDIR/ov/w" "$TESTDIR/ov/m"
+if (cd "$TESTDIR/ov" && mount -t overlay unpkg-bench-test -o lowerdir=l,upperdir=u,workdir=w m) 2>/dev/null; then
+	register_mount "$TESTDIR/ov/m"
+	run_logged "$TESTDIR/b4" "$BENCH" --unpkg "$UNPKG" --runs 1 --no-count --dir "$TESTDIR/ov/m" \
+		--contenders dpkg-safe,unpkg-auto --out "$TESTDIR/r4" "$TESTDIR/p1.deb" "$TESTDIR/p2.deb"
+	assert_status 0 "$RUN_RC" "unpkg-bench on an overlay named by relative paths"
+	grep -q "names its upper directory 'u', not found here" "$TESTDIR/b4.err" ||
+		{ show_file "$TESTDIR/b4.err" "unpkg-bench stderr"; check_fail "no word of the upper directory not found"; }
+	[ -n "$(csv_field "$TESTDIR/r4.csv" unpkg-auto wall_s_median)" ] || check_fail "r4.csv: no line for unpkg-auto"
+	release_mount "$TESTDIR/ov/m" || check_fail "cannot unmount the test overlay"
+else
+	skip_part "an overlay named by relative paths" "cannot mount an overlayfs here"
+fi
+
 if [ -n "$URING_SKIP" ]; then
 	skip_part "the io_uring counts" "$URING_SKIP"
 fi
