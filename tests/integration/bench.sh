@@ -160,6 +160,17 @@ done
 # 3 s without an install at one fsync per 50 ms: some 60
 [ "$(csv_field "$nb" idle fsyncs)" -ge 20 ] ||
 	check_fail "the neighbour recorded $(csv_field "$nb" idle fsyncs) fsyncs in 3 s"
+# the delay per install: what the fsyncs during the installs took beyond the
+# idle median, so at least 0 and at most all of their time
+[ "$(csv_field "$nb" idle delay_ms_per_install)" = NA ] ||
+	check_fail "r3-neighbour.csv: a delay per install for idle"
+for c in dpkg-safe unpkg-auto; do
+	d=$(csv_field "$nb" "$c" delay_ms_per_install)
+	awk -v d="$d" -v n="$(csv_field "$nb" "$c" fsyncs)" -v mx="$(csv_field "$nb" "$c" fsync_max_ms)" \
+		-v i="$(csv_field "$nb" "$c" installs)" \
+		'BEGIN { exit !(d ~ /^[0-9]+(\.[0-9]+)?$/ && i > 0 && d * i <= n * (mx == "NA" ? 0 : mx) + 0.1) }' ||
+		check_fail "r3-neighbour.csv: $c's delay per install is '$d' ms over $(csv_field "$nb" "$c" fsyncs) fsyncs"
+done
 dirty=$(csv_field "$nb" idle neighbour_dirty_mib_median)
 [ "$dirty" != NA ] && [ "$dirty" -ge 28 ] ||
 	check_fail "the dirty level was not reached: $dirty MiB of 32 MiB dirty"
