@@ -14,6 +14,7 @@
 #include "configure-run.h"
 #include "configure.h"
 #include "install-impl.h"
+#include "stanza.h"
 #include "trigproc.h"
 
 /* The Conffiles value of the database, " PATH HASH [FLAG...]" lines:
@@ -25,38 +26,29 @@ static int load_conffiles(struct pkg *p, struct unpkg_err *err)
 	const char *s = p->old_conffiles;
 
 	while (s != NULL && *s != '\0') {
-		const char *eol = strchr(s, '\n');
-		const char *path = s, *end = eol != NULL ? eol : s + strlen(s);
-		const char *hash = NULL, *hend = NULL, *flags = end;
+		const char *line = s, *eol = strchr(s, '\n');
+		const char *end = eol != NULL ? eol : s + strlen(s);
+		const char *path, *hash, *hend, *flags;
 		struct conffile cf = { NULL, NULL }, **v, *grown;
 		size_t *n;
 		int obsolete = 0;
 
 		s = eol != NULL ? eol + 1 : end;
-		while (path < end && *path == ' ')
-			path++;
-		while (end > path && end[-1] == ' ')
-			end--;
-		/* the words after the path: a hash, then flags */
-		for (const char *w = end; w > path;) {
-			const char *we = w;
-
-			while (w > path && w[-1] != ' ')
-				w--;
-			if (we - w == 32 || (we - w == 11 &&
-					     memcmp(w, "newconffile", 11) == 0)) {
-				hash = w;
-				hend = we;
-				break;
-			}
-			if (we - w == 8 && memcmp(w, "obsolete", 8) == 0)
-				obsolete = 1;
-			flags = w;
-			while (w > path && w[-1] == ' ')
-				w--;
-		}
-		if (hash == NULL || hash == path)
+		if (unpkg_conffile_split(line, end, &path, &hash, &hend) < 0)
 			continue;	/* no path and hash */
+		/* the flags after the hash */
+		flags = hend;
+		while (flags < end && *flags == ' ')
+			flags++;
+		while (end > flags && end[-1] == ' ')
+			end--;
+		for (const char *w = flags; w < end; w += strspn(w, " ")) {
+			size_t len = strcspn(w, " \n");
+
+			if (len == 8 && memcmp(w, "obsolete", 8) == 0)
+				obsolete = 1;
+			w += len;
+		}
 		cf.path = strndup(path, (size_t)(hash - 1 - path));
 		if (obsolete)
 			cf.flags = strndup(hash, (size_t)(hend - hash));

@@ -770,6 +770,34 @@ void unpkg_para_depends_destroy(struct unpkg_relations rels[2])
 	unpkg_relations_destroy(&rels[1]);
 }
 
+int unpkg_conffile_split(const char *line, const char *end, const char **path,
+			 const char **hash, const char **hend)
+{
+	const char *w = end;
+
+	while (line < end && *line == ' ')
+		line++;
+	while (w > line) {
+		const char *we;
+
+		while (w > line && w[-1] == ' ')
+			w--;
+		we = w;
+		while (w > line && w[-1] != ' ')
+			w--;
+		if (we - w == 32 ||
+		    (we - w == 11 && memcmp(w, "newconffile", 11) == 0)) {
+			if (w == line)
+				return -1;	/* no path */
+			*path = line;
+			*hash = w;
+			*hend = we;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int unpkg_stanza_restate(const struct unpkg_para *stanza, const char *want,
 			 const char *flag, const char *status,
 			 const char *config_version, char **out,

@@ -72,6 +72,14 @@ int unpkg_stanza_restate(const struct unpkg_para *stanza, const char *want,
 			 const char *config_version, char **out,
 			 struct unpkg_err *err);
 
+/* One line [line, end) of a Conffiles value, " PATH HASH [FLAG...]": its
+ * path begins at *path and ends a blank before *hash, its hash is
+ * [*hash, *hend), its flags follow.  A path may hold spaces, so the
+ * words are read from the end: the hash is the last one of 32 characters
+ * or "newconffile".  0, or -1 if the line has no path and hash. */
+int unpkg_conffile_split(const char *line, const char *end, const char **path,
+			 const char **hash, const char **hend);
+
 /* The Pre-Depends (rels[UNPKG_DEPENDS_PRE]) and the Depends
  * (rels[UNPKG_DEPENDS_DEP]) of the stanza `para`, parsed with `strict` as
  * a package's control (unpkg_relations_parse()), else leniently as dpkg

@@ -64,6 +64,22 @@ static int aside_add(struct aside *a, const char *path, struct unpkg_err *err)
 	return aside_add_at(a, path, strlen(path), err);
 }
 
+/* Forget what was added from the `n`th entry on (a package's removal
+ * undone). */
+static int aside_truncate(struct aside *a, size_t n, struct unpkg_err *err)
+{
+	size_t i;
+
+	while (a->n > n)
+		free(a->v[--a->n]);
+	unpkg_strmap_destroy(&a->map);
+	unpkg_strmap_init(&a->map);
+	for (i = 0; i < a->n; i++)
+		if (unpkg_strmap_put(&a->map, a->v[i], a->v[i], NULL, err) < 0)
+			return -1;
+	return 0;
+}
+
 /* Path `path` moved aside, or with an ancestor in `moved` (moved whole):
  * the name it has now. */
 static int aside_add_under(struct aside *a, const char *path,
@@ -607,6 +623,24 @@ out:
 	return rc < 0 ? -1 : 0;
 }
 
+/* A path of `p` could not be reached (`perr`): the package fails alone,
+ * as dpkg fails it, and the run goes on with the others.  What it moved
+ * aside since `sp` comes back (what it unlinked stays gone), its list
+ * too, and it keeps the state it has (half-installed, or config-files in
+ * a purge).  0 (failed, reported), or -1. */
+static int files_unreached(struct run *r, struct pkg *p,
+			   const struct unpkg_commit_savepoint *sp,
+			   struct aside *aside, size_t naside,
+			   const struct unpkg_err *perr, struct unpkg_err *err)
+{
+	unpkg_commit_rollback(r->commit, sp);
+	unpkg_db_list_changed(r->db, RM(p)->key);
+	if (aside_truncate(aside, naside, err) < 0)
+		return -1;
+	run_fail_pkg(r, p, p->key, perr);
+	return 0;
+}
+
 /* Steps 2-3: half-installed, its files removed as dpkg removes them
  * (file triggers activated), its list keeping what stays (`purge`: no
  * list, its leftovers in *kept), postrm remove.  1 go on, 0 failed
@@ -620,11 +654,14 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 	const char *conffiles = unpkg_para_get(&p->control, "Conffiles");
 	struct unpkg_buf list = { 0 };
 	char **paths = NULL, *fate = NULL, why[1024], listname[NAME_MAX + 1];
+	struct unpkg_commit_savepoint sp;
 	struct unpkg_strmap gone;
-	size_t n = 0, i;
+	struct unpkg_err perr;
+	size_t n = 0, i, naside = aside->n;
 	int ok, ret = -1;
 
 	unpkg_strmap_init(&gone);
+	unpkg_commit_savepoint(r->commit, &sp);
 	if (maint_other_state(r, d, "half-installed", err) < 0 ||
 	    unpkg_db_read_list(r->db, d->key, &paths, &n, err) < 0)
 		goto out;
@@ -634,9 +671,12 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 		unpkg_err_nomem(err);
 		goto out;
 	}
+	unpkg_err_init(&perr);
 	if (inst_removal_fates(r, d, conffiles, paths, fate, n, 1, aside->v,
-			       aside->n, err) < 0)
+			       aside->n, &perr) < 0) {
+		ret = files_unreached(r, p, &sp, aside, naside, &perr, err);
 		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		if (fate[i] == 2 &&
 		    (record_activate_path(r, p,
@@ -665,8 +705,11 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 		goto out;
 	unpkg_db_list_changed(r->db, d->key);
 	/* marked half-installed (mark_all()): a file need not come back */
-	if (inst_removal_files(r, d->key, d->name, paths, fate, n, 1, err) < 0)
+	if (inst_removal_files(r, d->key, d->name, paths, fate, n, 1,
+			       &perr) < 0) {
+		ret = files_unreached(r, p, &sp, aside, naside, &perr, err);
 		goto out;
+	}
 	ok = maint_run_other(r, d, "postrm", argv, why, sizeof(why), err);
 	if (ok < 0 || unpkg_divert_load(r->divs, r->db, err) < 0)
 		goto out;
@@ -706,6 +749,61 @@ static int move_path(struct run *r, struct pkg *p, const char *path,
 	return aside_add(aside, path, err);
 }
 
+/* The record of `p` again, config-files without Config-Version, and its
+ * Conffiles either dropped or, with `blank`, each with the hash
+ * "newconffile": dpkg so forgets the configuration as a purge begins,
+ * and drops the conffiles once they are gone. */
+static int put_config_files(struct run *r, struct pkg *p, int blank,
+			    struct unpkg_err *err)
+{
+	struct unpkg_para para;
+	struct unpkg_buf cf = { 0 };
+	const char *s;
+	char *text = NULL;
+	int ret = -1;
+
+	unpkg_para_init(&para);
+	if (unpkg_para_parse(RM(p)->stanza, strlen(RM(p)->stanza), &para,
+			     err) < 0)
+		goto out;
+	s = blank ? unpkg_para_get(&para, "Conffiles") : NULL;
+	while (s != NULL && *s != '\0') {
+		const char *eol = strchr(s, '\n');
+		const char *end = eol != NULL ? eol : s + strlen(s);
+		const char *path, *hash, *hend;
+
+		if (unpkg_conffile_split(s, end, &path, &hash, &hend) == 0 &&
+		    unpkg_buf_printf(&cf, err, "\n %.*snewconffile%.*s",
+				     (int)(hash - path), path,
+				     (int)(end - hend), hend) < 0)
+			goto out;
+		s = eol != NULL ? eol + 1 : end;
+	}
+	if (cf.s != NULL) {
+		if (unpkg_para_set(&para, "Conffiles", cf.s, err) < 0)
+			goto out;
+	} else {
+		unpkg_para_unset(&para, "Conffiles");
+	}
+	unpkg_para_unset(&para, "Config-Version");
+	if ((text = unpkg_para_format(&para)) == NULL) {
+		unpkg_err_nomem(err);
+		goto out;
+	}
+	free(RM(p)->stanza);
+	RM(p)->stanza = text;
+	text = with_status(RM(p)->stanza, NULL, "ok", "config-files", err);
+	if (text == NULL ||
+	    run_put(r, RM(p)->name, RM(p)->arch, text, err) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(text);
+	unpkg_buf_free(&cf);
+	unpkg_para_destroy(&para);
+	return ret;
+}
+
 /* postrm purge of `p` failed after its conffiles went: config-files as
  * dpkg leaves it, its record without Conffiles and Config-Version, its
  * list `kept` without the conffiles (its directories stay). */
@@ -713,13 +811,11 @@ static int purge_failed(struct run *r, struct pkg *p, int dir, char **kept,
 			size_t nkept, struct unpkg_err *err)
 {
 	const char *conffiles = unpkg_para_get(&p->control, "Conffiles");
-	struct unpkg_para para;
 	struct unpkg_buf list = { 0 };
-	char listname[NAME_MAX + 1], *text = NULL;
+	char listname[NAME_MAX + 1];
 	size_t i, len;
 	int ret = -1;
 
-	unpkg_para_init(&para);
 	for (i = 0; i < nkept; i++) {
 		const char *at = conffiles != NULL ? strstr(conffiles, kept[i])
 						   : NULL;
@@ -737,58 +833,25 @@ static int purge_failed(struct run *r, struct pkg *p, int dir, char **kept,
 	     unpkg_commit_remove(r->commit, dir, listname, 0, err) < 0) ||
 	    infodb_stage(r, p->key, dir, "list", list.s != NULL ? list.s : "",
 			 list.len, 0644, err) < 0 ||
-	    unpkg_para_parse(RM(p)->stanza, strlen(RM(p)->stanza), &para,
-			     err) < 0)
-		goto out;
-	unpkg_para_unset(&para, "Conffiles");
-	unpkg_para_unset(&para, "Config-Version");
-	if ((text = unpkg_para_format(&para)) == NULL) {
-		unpkg_err_nomem(err);
-		goto out;
-	}
-	free(RM(p)->stanza);
-	RM(p)->stanza = text;
-	text = with_status(RM(p)->stanza, NULL, "ok", "config-files", err);
-	if (text == NULL ||
-	    run_put(r, RM(p)->name, RM(p)->arch, text, err) < 0)
+	    put_config_files(r, p, 0, err) < 0)
 		goto out;
 	ret = 0;
 out:
-	free(text);
 	unpkg_buf_free(&list);
-	unpkg_para_destroy(&para);
 	return ret;
 }
 
-/* Step 4, purge: its conffiles and their variants, postrm purge, then
- * the directories left in its list that nothing else holds (dpkg's
- * warning for those not empty).  1 go on, 0 failed (config-files,
- * reported), -1 error. */
-static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
-		       size_t nkept, struct aside *aside, struct unpkg_err *err)
+/* Step 4 begins: the conffiles of `p` that no other package lists, and
+ * their variants, moved aside (into `moved`).  0, or -1. */
+static int purge_conffiles(struct run *r, struct pkg *p,
+			   struct unpkg_strmap *moved, struct aside *aside,
+			   struct unpkg_err *err)
 {
-	const char *argv[] = { "purge", NULL };
-	const char *conffiles = unpkg_para_get(&p->control, "Conffiles");
-	struct unpkg_strmap moved;
-	char why[1024], *path = NULL, *variant = NULL;
-	const char *s = conffiles;
-	size_t i, k;
-	int ok, ret = -1;
+	const char *s = unpkg_para_get(&p->control, "Conffiles");
+	char *path = NULL, *variant = NULL;
+	size_t k;
+	int ret = -1;
 
-	unpkg_strmap_init(&moved);
-	unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
-			 "Purging configuration files for %s (%s) ...",
-			 p->key, RM(p)->version);
-	unpkg_event_processing(r->o->events, "purge", p->key, RM(p)->arch,
-			       RM(p)->version, NULL);
-	/* dpkg notes a config-files package again as it forgets its
-	 * configured version: its first status line of the run unless the
-	 * command line named it (--pending) */
-	if (p->old_state == UNPKG_STATUS_CONFIG_FILES)
-		run_status_event(r, p, RM(p)->arch, RM(p)->version,
-				 "config-files");
-	if (unpkg_db_load_files(r->db, err) < 0)
-		goto out;
 	while (s != NULL && *s != '\0') {
 		size_t len;
 
@@ -814,7 +877,7 @@ static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
 				unpkg_err_nomem(err);
 				goto out;
 			}
-			if (move_path(r, p, variant, 0, &moved, aside, err) < 0)
+			if (move_path(r, p, variant, 0, moved, aside, err) < 0)
 				goto out;
 		}
 		{
@@ -828,9 +891,52 @@ static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
 				goto out;
 			}
 		}
-		if (move_path(r, p, variant, 0, &moved, aside, err) < 0 ||
-		    move_path(r, p, path, 0, &moved, aside, err) < 0)
+		if (move_path(r, p, variant, 0, moved, aside, err) < 0 ||
+		    move_path(r, p, path, 0, moved, aside, err) < 0)
 			goto out;
+	}
+	ret = 0;
+out:
+	free(path);
+	free(variant);
+	return ret;
+}
+
+/* Step 4, purge: its conffiles and their variants, postrm purge, then
+ * the directories left in its list that nothing else holds (dpkg's
+ * warning for those not empty).  1 go on, 0 failed (config-files,
+ * reported), -1 error. */
+static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
+		       size_t nkept, struct aside *aside, struct unpkg_err *err)
+{
+	const char *argv[] = { "purge", NULL };
+	struct unpkg_commit_savepoint sp;
+	struct unpkg_strmap moved;
+	struct unpkg_err perr;
+	char why[1024];
+	size_t i, naside = aside->n;
+	int ok, ret = -1;
+
+	unpkg_strmap_init(&moved);
+	unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
+			 "Purging configuration files for %s (%s) ...",
+			 p->key, RM(p)->version);
+	unpkg_event_processing(r->o->events, "purge", p->key, RM(p)->arch,
+			       RM(p)->version, NULL);
+	/* dpkg notes a config-files package again as it forgets its
+	 * configured version: its first status line of the run unless the
+	 * command line named it (--pending) */
+	if (p->old_state == UNPKG_STATUS_CONFIG_FILES)
+		run_status_event(r, p, RM(p)->arch, RM(p)->version,
+				 "config-files");
+	if (unpkg_db_load_files(r->db, err) < 0 ||
+	    put_config_files(r, p, 1, err) < 0)
+		goto out;
+	unpkg_commit_savepoint(r->commit, &sp);
+	unpkg_err_init(&perr);
+	if (purge_conffiles(r, p, &moved, aside, &perr) < 0) {
+		ret = files_unreached(r, p, &sp, aside, naside, &perr, err);
+		goto out;
 	}
 	ok = maint_run_other(r, RM(p), "postrm", argv, why, sizeof(why), err);
 	if (ok < 0 || unpkg_divert_load(r->divs, r->db, err) < 0)
@@ -874,8 +980,6 @@ static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
 	}
 	ret = 1;
 out:
-	free(path);
-	free(variant);
 	unpkg_strmap_destroy(&moved);
 	return ret;
 }

@@ -509,6 +509,51 @@ END_TEST
  * goes where dpkg writes it (after Version, not at the end), the rest
  * stays.  The expected text is dpkg's after a removal that failed on a
  * file of the package (half-installed, its configured version kept). */
+/* Lines of a Conffiles value, split as dpkg reads them: the path (which
+ * may hold spaces) up to the blank before the hash, the flags after it. */
+static const struct {
+	const char *line;
+	const char *path;	/* NULL: no path and hash */
+	const char *hash;
+	const char *after;	/* what follows the hash */
+} split_cases[] = {
+	{ " /etc/a.conf 970033febc071b8e78f1d9ad5cd7d87a", "/etc/a.conf",
+	  "970033febc071b8e78f1d9ad5cd7d87a", "" },
+	{ " /etc/a b.conf 970033febc071b8e78f1d9ad5cd7d87a obsolete",
+	  "/etc/a b.conf", "970033febc071b8e78f1d9ad5cd7d87a", " obsolete" },
+	{ "  /etc/c newconffile remove-on-upgrade  ", "/etc/c", "newconffile",
+	  " remove-on-upgrade  " },
+	/* a path that is itself 32 characters long: the last such word */
+	{ " 0123456789abcdef0123456789abcdef newconffile",
+	  "0123456789abcdef0123456789abcdef", "newconffile", "" },
+	{ " /etc/d", NULL, NULL, NULL },
+	{ " 970033febc071b8e78f1d9ad5cd7d87a", NULL, NULL, NULL },
+	{ "", NULL, NULL, NULL },
+};
+
+START_TEST(test_conffile_split)
+{
+	const char *line = split_cases[_i].line;
+	const char *end = line + strlen(line), *path = NULL, *hash, *hend;
+	int r = unpkg_conffile_split(line, end, &path, &hash, &hend);
+
+	if (split_cases[_i].path == NULL) {
+		ck_assert_int_eq(r, -1);
+		return;
+	}
+	ck_assert_int_eq(r, 0);
+	ck_assert_int_eq(hash[-1], ' ');
+	ck_assert_int_eq((int)(hash - 1 - path),
+			 (int)strlen(split_cases[_i].path));
+	ck_assert_int_eq(strncmp(path, split_cases[_i].path,
+				 (size_t)(hash - 1 - path)), 0);
+	ck_assert_int_eq((int)(hend - hash), (int)strlen(split_cases[_i].hash));
+	ck_assert_int_eq(strncmp(hash, split_cases[_i].hash,
+				 (size_t)(hend - hash)), 0);
+	ck_assert_str_eq(hend, split_cases[_i].after);
+}
+END_TEST
+
 START_TEST(test_restate)
 {
 	static const char installed[] =
@@ -871,6 +916,9 @@ static Suite *stanza_suite(void)
 	tcase_add_test(tc, test_format_errors);
 	tcase_add_test(tc, test_format_triggers);
 	tcase_add_test(tc, test_restate);
+	tcase_add_loop_test(tc, test_conffile_split, 0,
+			    (int)(sizeof(split_cases) /
+				  sizeof(split_cases[0])));
 	tcase_add_test(tc, test_check_ok);
 	tcase_add_loop_test(tc, test_check_errors, 0,
 			    (int)(sizeof(check_cases) /

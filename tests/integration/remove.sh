@@ -59,6 +59,13 @@ new_pkg "$TESTDIR/src-nn" nn
 mkdir -p "$TESTDIR/src-nn/usr/share/nn"
 echo nn >"$TESTDIR/src-nn/usr/share/nn/file"
 build_deb "$TESTDIR/nn.deb" "$TESTDIR/src-nn"
+# cq: a conffile in a directory of its own, no script
+new_pkg "$TESTDIR/src-cq" cq
+mkdir -p "$TESTDIR/src-cq/etc/cq" "$TESTDIR/src-cq/usr/share/cq"
+echo cq >"$TESTDIR/src-cq/etc/cq/cq.conf"
+echo cq >"$TESTDIR/src-cq/usr/share/cq/file"
+echo /etc/cq/cq.conf >"$TESTDIR/src-cq/DEBIAN/conffiles"
+build_deb "$TESTDIR/cq.deb" "$TESTDIR/src-cq"
 # tt: a file trigger on aa's directory
 rm_pkg tt
 echo "interest /usr/share/aa" >"$TESTDIR/src-tt/DEBIAN/triggers"
@@ -288,26 +295,59 @@ CASE="a trigger the removed package's triggers file activates"
 setup ti ll
 compare_rm -r ll
 
+# unreachable DIR ARG...: unpkg ARG... on A and dpkg ARG... on B, as root
+# without its capability to override permissions, /DIR searchable only
+# (neither read nor written); their exit statuses and databases compared.
+nodac="setpriv --inh-caps=-dac_override,-dac_read_search --bounding-set=-dac_override,-dac_read_search"
+unreachable() {
+	local dir=$1 urc
+	shift
+	both "chmod 0100 \"\$R/$dir\""
+	run_logged "$A" $nodac "$UNPKG" --root="$A" --refuse-unsafe-io "$@"
+	urc=$RUN_RC
+	show_file "$A.err" "unpkg $*, stderr"
+	run_logged "$B" $nodac dpkg --root="$B" --refuse-unsafe-io "$@"
+	[ "$RUN_RC" -ne 0 ] || hard_error "dpkg $* succeeded (test outdated?)"
+	assert_status "$RUN_RC" "$urc" "$*, /$dir out of reach (dpkg exits $RUN_RC)"
+	both "chmod 0755 \"\$R/$dir\""
+	compare_dbs "$A" "$B" "$*, /$dir out of reach"
+}
+
 # A path the removal cannot look at is not taken for gone: x1's file in
-# /usr/share/common, a directory neither may read or write (root without
-# its capability to override permissions).  dpkg fails x1 and leaves it
-# half-installed, its list as it was, and so does unpkg; unpkg ends the
-# run (any error of the file system does) and puts back what it had moved
-# aside, where dpkg had deleted the files it reached first.  Before,
-# unpkg took the file for gone: x1 forgotten, its file left for nobody.
+# /usr/share/common.  dpkg fails x1 and leaves it half-installed, its list
+# as it was, and so does unpkg; unpkg puts back what it had moved aside,
+# where dpkg had deleted the files it reached first.  Before, unpkg took
+# the file for gone: x1 forgotten, its file left for nobody.
 CASE="a file of the package that cannot be looked at"
 setup x1 x2
-both 'chmod 0100 "$R/usr/share/common"'
-nodac="setpriv --inh-caps=-dac_override,-dac_read_search --bounding-set=-dac_override,-dac_read_search"
-run_logged "$A" $nodac "$UNPKG" --root="$A" --refuse-unsafe-io -r x1
-[ "$RUN_RC" -ne 0 ] || check_fail "unpkg -r x1 succeeded without reaching x1's file"
+unreachable usr/share/common -r x1
 assert_grep "usr/share/common.*Permission denied" "$A.err" "unpkg names what it could not reach"
-run_logged "$B" $nodac dpkg --root="$B" --refuse-unsafe-io -r x1
-[ "$RUN_RC" -ne 0 ] || hard_error "dpkg -r x1 succeeded (test outdated?)"
-both 'chmod 0755 "$R/usr/share/common"'
-compare_dbs "$A" "$B" "-r x1, a file out of reach"
 for f in $(cat "$A/var/lib/dpkg/info/x1.list"); do
 	[ -e "$A$f" ] || check_fail "-r x1, a file out of reach: $f is gone"
 done
+
+# The package that fails so fails alone: dpkg goes on with the others of
+# the run and exits 1, and so does unpkg.  Before, unpkg ended the run
+# (exit 2) and removed nothing.  aa's own directory is out of reach; nn
+# has nothing there.
+CASE="a package out of reach among others removed"
+setup aa nn
+unreachable usr/share/aa -r aa nn
+for f in $(cat "$A/var/lib/dpkg/info/aa.list"); do
+	[ -e "$A$f" ] || check_fail "-r aa nn, aa out of reach: $f is gone"
+done
+[ ! -e "$A/usr/share/nn" ] || check_fail "-r aa nn, aa out of reach: nn's files stayed"
+assert_same_file "$B/log" "$A/log" "-r aa nn, aa out of reach: scripts run"
+
+# In a purge, a conffile out of reach fails its package alone too: dpkg
+# leaves cq config-files, its configuration forgotten (no Config-Version,
+# every conffile's hash "newconffile") and its conffile there, and goes
+# on with nn.  Before, unpkg ended the run (exit 2) and removed nothing.
+CASE="a conffile out of reach in a purge"
+setup cq nn
+compare_rm -r cq
+unreachable etc/cq -P cq nn
+[ -f "$A/etc/cq/cq.conf" ] || check_fail "-P cq nn: cq's conffile is gone"
+[ ! -e "$A/usr/share/nn" ] || check_fail "-P cq nn: nn's files stayed"
 
 exit $((TEST_FAILURES > 0))
