@@ -1030,11 +1030,13 @@ static int remove_pkg(struct run *r, size_t at, struct aside *aside,
 						 err) < 0 ||
 		    maint_other_state(r, d, "config-files", err) < 0)
 			goto out;
-		if (!keep && !p->upgrade) {
-			/* nothing left: forgotten, its selection kept */
+		if (!keep) {
+			/* nothing left: forgotten, its selection kept unless
+			 * purged (dpkg has no purge step for it) */
 			char *text = NULL;
 
-			if (asprintf(&text, "Package: %s\nStatus: deinstall ok "
+			if (!p->upgrade &&
+			    asprintf(&text, "Package: %s\nStatus: deinstall ok "
 				     "not-installed\n%s%s%s", d->name,
 				     d->arch ? "Architecture: " : "",
 				     d->arch ? d->arch : "",

@@ -281,6 +281,12 @@ compare_rm -r aa
 both 'echo "aa purge" | dpkg --root="$R" --set-selections'
 compare_rm -P -a
 
+# (nothing left once its files are gone: dpkg has no purge step for it,
+# no "processing: purge" line)
+CASE="purge of a package without conffiles or scripts"
+setup nn
+compare_rm -P nn
+
 CASE="a file trigger activated by the removal"
 setup tt aa
 compare_rm -r aa
