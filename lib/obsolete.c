@@ -161,15 +161,21 @@ int obsolete_move_aside(struct run *r, const char *who, const char *path,
 	return 0;
 }
 
-void obsolete_unlink(struct run *r, const char *who, const char *path,
-		     int dir)
+int obsolete_unlink(struct run *r, const char *who, const char *path,
+		    int dir, struct unpkg_err *err)
 {
 	struct unpkg_err why;
 
 	unpkg_err_init(&why);
 	if (unpkg_commit_unlink(r->commit, dir, strrchr(path, '/') + 1,
-				&why) < 0)
-		warn_kept(r, who, path, 0, &why);
+				&why) == 0)
+		return 0;
+	if (why.code == UNPKG_ERR_SYNC) {
+		*err = why;
+		return -1;
+	}
+	warn_kept(r, who, path, 0, &why);
+	return 0;
 }
 
 static int cmp_devino(const void *a, const void *b)

@@ -38,9 +38,10 @@ int obsolete_move_aside(struct run *r, const char *who, const char *path,
 
 /* Remove non-directory `path` of package `who` for good at once
  * (unpkg_commit_unlink()); a failure is only warned about, as dpkg
- * does. */
-void obsolete_unlink(struct run *r, const char *who, const char *path,
-		     int dir);
+ * does, but for a failed sync of the transaction (the barrier that made
+ * room for a descriptor), which is not the file's: 0, or -1 then. */
+int obsolete_unlink(struct run *r, const char *who, const char *path,
+		    int dir, struct unpkg_err *err);
 
 /* 1 if an ancestor of `path` is in `moved`. */
 int obsolete_under_moved(const char *path, const struct unpkg_strmap *moved);

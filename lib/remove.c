@@ -225,8 +225,8 @@ int inst_removal_files(struct run *r, const char *key, const char *name,
 				goto out;
 			last = dir;
 		}
-		if (copied)
-			obsolete_unlink(r, key, path, dir);
+		if (copied && obsolete_unlink(r, key, path, dir, err) < 0)
+			goto out;
 	}
 	ret = 0;
 out:

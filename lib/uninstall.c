@@ -627,12 +627,17 @@ out:
  * as dpkg fails it, and the run goes on with the others.  What it moved
  * aside since `sp` comes back (what it unlinked stays gone), its list
  * too, and it keeps the state it has (half-installed, or config-files in
- * a purge).  0 (failed, reported), or -1. */
+ * a purge).  0 (failed, reported), or -1; a failed sync ends the run
+ * (nothing done since the last good one can be trusted). */
 static int files_unreached(struct run *r, struct pkg *p,
 			   const struct unpkg_commit_savepoint *sp,
 			   struct aside *aside, size_t naside,
 			   const struct unpkg_err *perr, struct unpkg_err *err)
 {
+	if (perr->code == UNPKG_ERR_SYNC) {
+		*err = *perr;
+		return -1;
+	}
 	unpkg_commit_rollback(r->commit, sp);
 	unpkg_db_list_changed(r->db, RM(p)->key);
 	if (aside_truncate(aside, naside, err) < 0)

@@ -66,6 +66,16 @@ echo cq >"$TESTDIR/src-cq/etc/cq/cq.conf"
 echo cq >"$TESTDIR/src-cq/usr/share/cq/file"
 echo /etc/cq/cq.conf >"$TESTDIR/src-cq/DEBIAN/conffiles"
 build_deb "$TESTDIR/cq.deb" "$TESTDIR/src-cq"
+# md: files in 40 directories of their own, and a conffile (its list stays)
+new_pkg "$TESTDIR/src-md" md
+for i in $(seq 1 40); do
+	mkdir -p "$TESTDIR/src-md/usr/share/md$i"
+	echo "$i" >"$TESTDIR/src-md/usr/share/md$i/file"
+done
+mkdir -p "$TESTDIR/src-md/etc"
+echo md >"$TESTDIR/src-md/etc/md.conf"
+echo /etc/md.conf >"$TESTDIR/src-md/DEBIAN/conffiles"
+build_deb "$TESTDIR/md.deb" "$TESTDIR/src-md"
 # tt: a file trigger on aa's directory
 rm_pkg tt
 echo "interest /usr/share/aa" >"$TESTDIR/src-tt/DEBIAN/triggers"
@@ -355,5 +365,34 @@ compare_rm -r cq
 unreachable etc/cq -P cq nn
 [ -f "$A/etc/cq/cq.conf" ] || check_fail "-P cq nn: cq's conffile is gone"
 [ ! -e "$A/usr/share/nn" ] || check_fail "-P cq nn: nn's files stayed"
+
+# A failed sync ends the run, whichever call meets it.  On an overlay's
+# root the removal unlinks the files of the image at once, and where the
+# descriptors run short the transaction first syncs what it staged (md's
+# new list) to make room.  That sync's failure was taken for the file's:
+# a warning, then a sync again (which can wrongly succeed) and md
+# recorded config-files, exit 0.
+CASE="a failed sync while unlinking on an overlay's root"
+setup md
+ov=$TESTDIR/ov
+mkdir -p "$ov/upper" "$ov/work" "$ov/mnt"
+if ! mount -t overlay unpkg-remove-ov -o "lowerdir=$A,upperdir=$ov/upper,workdir=$ov/work" \
+	"$ov/mnt" 2>"$TESTDIR/ov.err"; then
+	skip_part "$CASE" "cannot mount an overlayfs here: $(cat "$TESTDIR/ov.err")"
+else
+	register_mount "$ov/mnt"
+	run_logged "$TESTDIR/ov" strace -f -qq -o "$TESTDIR/ov.trace" -e trace=syncfs \
+		-e inject=syncfs:error=EIO:when=1 prlimit --nofile=44:44 \
+		"$UNPKG" --root="$ov/mnt" --refuse-unsafe-io --sync=syncfs -r md
+	grep -q INJECTED "$TESTDIR/ov.trace" ||
+		hard_error "no syncfs failed: the run needed no room for descriptors (test outdated?)"
+	assert_status 2 "$RUN_RC" "-r md, a failed sync on the overlay"
+	assert_grep "cannot sync .*Input/output error" "$TESTDIR/ov.err" "the failed sync is reported"
+	[ "$(sed -n '/INJECTED/,$p' "$TESTDIR/ov.trace" | grep -c 'syncfs(')" = 1 ] ||
+		check_fail "-r md: synced again after the failed sync"
+	assert_grep "^Status: deinstall ok half-installed" "$ov/mnt/var/lib/dpkg/status" \
+		"-r md, a failed sync: md stays half-installed"
+	release_mount "$ov/mnt"
+fi
 
 exit $((TEST_FAILURES > 0))
