@@ -638,8 +638,9 @@ static int files_unreached(struct run *r, struct pkg *p,
 		*err = *perr;
 		return -1;
 	}
+	/* (a list moved aside was noted as changed then: read again, it
+	 * is the one put back) */
 	unpkg_commit_rollback(r->commit, sp);
-	unpkg_db_list_changed(r->db, RM(p)->key);
 	if (aside_truncate(aside, naside, err) < 0)
 		return -1;
 	run_fail_pkg(r, p, p->key, perr);
@@ -907,6 +908,49 @@ out:
 	return ret;
 }
 
+/* Step 4 ends: the directories left in the list `kept` of `p` that
+ * nothing else holds, deepest first, moved aside (into `moved`); dpkg's
+ * warning for those not empty.  0, or -1. */
+static int purge_dirs(struct run *r, struct pkg *p, char **kept, size_t nkept,
+		      struct unpkg_strmap *moved, struct aside *aside,
+		      struct unpkg_err *err)
+{
+	size_t i;
+
+	for (i = nkept; i-- > 0;) {
+		const char *base;
+		struct stat st;
+		int dfd, empty, there;
+
+		if (strcmp(kept[i], "/.") == 0 ||
+		    unpkg_db_file_owner(r->db, kept[i], p->key) != NULL)
+			continue;
+		there = obsolete_lstat(r, kept[i], &st, err);
+		if (there < 0)
+			return -1;
+		if (!there || !S_ISDIR(st.st_mode))
+			continue;
+		dfd = unpkg_root_open_parent(r->root, kept[i] + 1, &base, err);
+		if (dfd < 0)
+			return -1;
+		/* empty but for what went aside */
+		empty = obsolete_all_gone(dfd, base, kept[i], &aside->map, err);
+		close(dfd);
+		if (empty < 0)
+			return -1;
+		if (empty == 0) {
+			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
+					 "while removing %s, directory '%s' "
+					 "not empty so not removed", p->key,
+					 kept[i]);
+			continue;
+		}
+		if (move_path(r, p, kept[i], 1, moved, aside, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Step 4, purge: its conffiles and their variants, postrm purge, then
  * the directories left in its list that nothing else holds (dpkg's
  * warning for those not empty).  1 go on, 0 failed (config-files,
@@ -919,7 +963,7 @@ static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
 	struct unpkg_strmap moved;
 	struct unpkg_err perr;
 	char why[1024];
-	size_t i, naside = aside->n;
+	size_t naside = aside->n;
 	int ok, ret = -1;
 
 	unpkg_strmap_init(&moved);
@@ -951,37 +995,14 @@ static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
 		ret = purge_failed(r, p, dir, kept, nkept, err) < 0 ? -1 : 0;
 		goto out;
 	}
-	/* the directories left, deepest first */
-	for (i = nkept; i-- > 0;) {
-		const char *base;
-		struct stat st;
-		int dfd, empty, there;
-
-		if (strcmp(kept[i], "/.") == 0 ||
-		    unpkg_db_file_owner(r->db, kept[i], p->key) != NULL)
-			continue;
-		there = obsolete_lstat(r, kept[i], &st, err);
-		if (there < 0)
-			goto out;
-		if (!there || !S_ISDIR(st.st_mode))
-			continue;
-		dfd = unpkg_root_open_parent(r->root, kept[i] + 1, &base, err);
-		if (dfd < 0)
-			goto out;
-		/* empty but for what went aside */
-		empty = obsolete_all_gone(dfd, base, kept[i], &aside->map, err);
-		close(dfd);
-		if (empty < 0)
-			goto out;
-		if (empty == 0) {
-			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
-					 "while removing %s, directory '%s' "
-					 "not empty so not removed", p->key,
-					 kept[i]);
-			continue;
-		}
-		if (move_path(r, p, kept[i], 1, &moved, aside, err) < 0)
-			goto out;
+	/* the directories left: what the postrm purge did stays */
+	unpkg_commit_savepoint(r->commit, &sp);
+	naside = aside->n;
+	if (purge_dirs(r, p, kept, nkept, &moved, aside, &perr) < 0) {
+		ret = files_unreached(r, p, &sp, aside, naside, &perr, err);
+		if (ret == 0 && purge_failed(r, p, dir, kept, nkept, err) < 0)
+			ret = -1;
+		goto out;
 	}
 	ret = 1;
 out:

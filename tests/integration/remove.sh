@@ -366,6 +366,19 @@ unreachable etc/cq -P cq nn
 [ -f "$A/etc/cq/cq.conf" ] || check_fail "-P cq nn: cq's conffile is gone"
 [ ! -e "$A/usr/share/nn" ] || check_fail "-P cq nn: nn's files stayed"
 
+# And so does a directory out of reach once the postrm purge has run:
+# dpkg leaves x1 config-files, its conffiles gone and forgotten, its list
+# the directories left, and goes on with nn.  Before, unpkg ended the run.
+CASE="a directory out of reach at the end of a purge"
+setup x1 nn
+both 'echo x >"$R/usr/share/deep/sub/other"'
+compare_rm -r x1
+both 'rm "$R/usr/share/deep/sub/other"'
+unreachable usr/share/deep -P x1 nn
+[ ! -e "$A/etc/x1.conf" ] || check_fail "-P x1 nn: x1's conffile is back"
+[ ! -e "$A/usr/share/nn" ] || check_fail "-P x1 nn: nn's files stayed"
+assert_same_file "$B/log" "$A/log" "-P x1 nn, /usr/share/deep out of reach: scripts run"
+
 # A failed sync ends the run, whichever call meets it.  On an overlay's
 # root the removal unlinks the files of the image at once, and where the
 # descriptors run short the transaction first syncs what it staged (md's
