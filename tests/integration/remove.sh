@@ -371,7 +371,7 @@ unreachable etc/cq -P cq nn
 # the directories left, and goes on with nn.  Before, unpkg ended the run.
 CASE="a directory out of reach at the end of a purge"
 setup x1 nn
-both 'echo x >"$R/usr/share/deep/sub/other"'
+both 'echo x >"$R/usr/share/deep/sub/other"; touch -d @1000000000 "$R/usr/share/deep/sub/other"'
 compare_rm -r x1
 both 'rm "$R/usr/share/deep/sub/other"'
 unreachable usr/share/deep -P x1 nn
