@@ -75,6 +75,10 @@ struct unpkg_db {
 	 * since: read again at the next load. */
 	char **stale;
 	size_t nstale, capstale;
+	/* The keys of the packages whose new list waits staged, its old
+	 * one moved aside (unpkg_db_list_staged()). */
+	char **staged;
+	size_t nstaged, capstaged;
 	/* The fsync of the admindir or of updates/ failed: it is never
 	 * tried again (a retry may report success for lost data), so later
 	 * writes are not durable. */
@@ -1100,6 +1104,7 @@ void unpkg_db_free(struct unpkg_db *db)
 	free(db->applied);
 	unpkg_pathtab_destroy(&db->files);
 	unpkg_db_list_free(db->stale, db->nstale);
+	unpkg_db_list_free(db->staged, db->nstaged);
 	unpkg_db_list_free(db->made, db->nmade);
 	/* Closing the descriptors releases the fcntl locks. */
 	if (db->lock_fd >= 0)
@@ -1645,21 +1650,45 @@ static int list_name(const char *key, const char *suffix, char **name,
 	return 0;
 }
 
-/* Add the list of entry `e` to `t` (a missing list counts as empty:
- * dpkg only warns about it and carries on). */
+static int is_staged(const struct unpkg_db *db, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < db->nstaged; i++)
+		if (strcmp(db->staged[i], key) == 0)
+			return 1;
+	return 0;
+}
+
+/* Add the list of entry `e` to `t`: its staged one while that is there
+ * (unpkg_db_list_staged()), else the one in place (a missing list counts
+ * as empty: dpkg only warns about it and carries on). */
 static int add_list(const struct unpkg_db *db, struct unpkg_pathtab *t,
 		    const struct entry *e, struct unpkg_err *err)
 {
 	char *name = NULL, *shown = NULL, *buf = NULL;
 	struct add_ctx a;
 	size_t len;
-	int r, ret = -1;
+	int r = 0, ret = -1;
 
-	if (list_name(e->pub.key, "", &name, &shown, db->admindir, err) < 0)
-		return -1;
-	r = slurp(db->dirfd, name, shown, 1, &buf, &len, err);
-	if (r < 0)
-		goto out;
+	if (is_staged(db, e->pub.key)) {
+		if (list_name(e->pub.key, ".dpkg-new", &name, &shown,
+			      db->admindir, err) < 0)
+			return -1;
+		r = slurp(db->dirfd, name, shown, 1, &buf, &len, err);
+		if (r < 0)
+			goto out;
+	}
+	if (r == 0) {
+		free(name);
+		free(shown);
+		if (list_name(e->pub.key, "", &name, &shown, db->admindir,
+			      err) < 0)
+			return -1;
+		r = slurp(db->dirfd, name, shown, 1, &buf, &len, err);
+		if (r < 0)
+			goto out;
+	}
 	if (r > 0) {
 		a.t = t;
 		a.owner = unpkg_pathtab_owner(t, e->pub.key, err);
@@ -1771,6 +1800,25 @@ void unpkg_db_list_changed(struct unpkg_db *db, const char *key)
 	}
 	db->stale = nv;
 	db->stale[db->nstale++] = copy;
+}
+
+int unpkg_db_list_staged(struct unpkg_db *db, const char *key,
+			 struct unpkg_err *err)
+{
+	char **nv, *copy;
+
+	if (!is_staged(db, key)) {
+		nv = grow(db->staged, &db->capstaged, db->nstaged + 1,
+			  sizeof(*nv), 16, err);
+		if (nv == NULL)
+			return -1;
+		db->staged = nv;
+		if ((copy = strdup(key)) == NULL)
+			return unpkg_err_nomem(err);
+		db->staged[db->nstaged++] = copy;
+	}
+	unpkg_db_list_changed(db, key);
+	return 0;
 }
 
 int unpkg_db_listed_below_root(const char *path)

@@ -239,6 +239,14 @@ void unpkg_db_files_changed(struct unpkg_db *db);
  * without a put yet: the next unpkg_db_load_files() reads it again. */
 void unpkg_db_list_changed(struct unpkg_db *db, const char *key);
 
+/* The caller moved the list of package `key` aside and staged its new
+ * one as info/KEY.list.dpkg-new, which its transaction puts in place
+ * later: until then (while that file is there), unpkg_db_load_files()
+ * reads that one as the package's list, so that the packages removed
+ * after it see what it keeps.  0, or -1 (memory). */
+int unpkg_db_list_staged(struct unpkg_db *db, const char *key,
+			 struct unpkg_err *err);
+
 /* A package key other than `except_key` (may be NULL) whose list contains
  * `path` ("/usr/bin/foo" form, as in .list files), or NULL.  Directories
  * are listed by many packages; callers decide what sharing means.  The

@@ -73,18 +73,28 @@ int maint_deconfigured_report(struct run *r, struct unpkg_err *err);
 int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		    struct unpkg_err *err);
 
+/* inst_removal_fates()'s `how`: */
+enum {
+	/* dpkg's removal of the package itself: "/." kept in its list
+	 * unless another package lists it */
+	INST_FATES_OWN = 1,
+	/* dpkg's warning for a directory not empty, where nothing comes
+	 * back to it (the package keeps neither a conffile nor a postrm,
+	 * so its removal is its purge) */
+	INST_FATES_WARN = 2,
+};
+
 /* The fate of each path of the list `paths[0..n)` of installed package
  * `d` (its Conffiles value `conffiles`) when it is removed, as dpkg's
  * removal decides it, children first: 0 left alone (another package's
  * directory, missing, "/."), 1 kept in its list (a conffile, a directory
- * holding one or something else: with `warn`, dpkg's warning for a
- * directory not empty; with `warn`, "/." unless another package lists it,
- * as dpkg's own removal keeps it), 2 removed.  The paths `aside[0..naside)`
- * ("/x/y.dpkg-tmp", moved aside earlier in the run) count as gone. */
+ * holding one or something else; "/." with INST_FATES_OWN), 2 removed.
+ * The paths `aside[0..naside)` ("/x/y.dpkg-tmp", moved aside earlier in
+ * the run) count as gone. */
 int inst_removal_fates(struct run *r, const struct deconf *d,
 		       const char *conffiles, char **paths, char *fate,
-		       size_t n, int warn, char *const *aside, size_t naside,
-		       struct unpkg_err *err);
+		       size_t n, unsigned int how, char *const *aside,
+		       size_t naside, struct unpkg_err *err);
 
 /* Move the paths of fate 2 of package `name` aside with the transaction
  * (a directory whole), as obsolete_remove() does, a diverted one where

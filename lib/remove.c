@@ -82,8 +82,8 @@ static int keeps_below(char **paths, const char *fate, size_t n,
 
 int inst_removal_fates(struct run *r, const struct deconf *d,
 		       const char *conffiles, char **paths, char *fate,
-		       size_t n, int warn, char *const *aside, size_t naside,
-		       struct unpkg_err *err)
+		       size_t n, unsigned int how, char *const *aside,
+		       size_t naside, struct unpkg_err *err)
 {
 	struct unpkg_strmap gone;
 	size_t i;
@@ -103,7 +103,7 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 		int dfd, all, there;
 
 		fate[i] = 0;
-		if (warn && strcmp(path, "/.") == 0) {
+		if ((how & INST_FATES_OWN) && strcmp(path, "/.") == 0) {
 			/* dpkg keeps it unless another package lists it */
 			fate[i] = unpkg_db_file_owner(r->db, path,
 						      d->key) == NULL;
@@ -149,7 +149,7 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 				goto out;
 			if (all == 0) {
 				fate[i] = 1;	/* not empty */
-				if (warn)
+				if (how & INST_FATES_WARN)
 					unpkg_event_emit(r->o->events,
 							 UNPKG_EV_WARNING,
 							 d->key, "while "

@@ -638,9 +638,8 @@ static int files_unreached(struct run *r, struct pkg *p,
 		*err = *perr;
 		return -1;
 	}
-	/* (a list moved aside was noted as changed then: read again, it
-	 * is the one put back) */
 	unpkg_commit_rollback(r->commit, sp);
+	unpkg_db_list_changed(r->db, RM(p)->key);
 	if (aside_truncate(aside, naside, err) < 0)
 		return -1;
 	run_fail_pkg(r, p, p->key, perr);
@@ -678,8 +677,11 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 		goto out;
 	}
 	unpkg_err_init(&perr);
-	if (inst_removal_fates(r, d, conffiles, paths, fate, n, 1, aside->v,
-			       aside->n, &perr) < 0) {
+	/* dpkg warns of a directory not empty when it gives up on it:
+	 * here where nothing is kept, else in the purge (purge_dirs()) */
+	if (inst_removal_fates(r, d, conffiles, paths, fate, n,
+			       INST_FATES_OWN | (keep ? 0 : INST_FATES_WARN),
+			       aside->v, aside->n, &perr) < 0) {
 		ret = files_unreached(r, p, &sp, aside, naside, &perr, err);
 		goto out;
 	}
@@ -705,11 +707,15 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 	if (has_info(r, dir, d->key, "list") &&
 	    unpkg_commit_remove(r->commit, dir, listname, 0, err) < 0)
 		goto out;
-	if (keep && !p->upgrade &&
-	    infodb_stage(r, d->key, dir, "list", list.s != NULL ? list.s : "",
-			 list.len, 0644, err) < 0)
-		goto out;
-	unpkg_db_list_changed(r->db, d->key);
+	if (keep && !p->upgrade) {
+		if (infodb_stage(r, d->key, dir, "list",
+				 list.s != NULL ? list.s : "", list.len, 0644,
+				 err) < 0 ||
+		    unpkg_db_list_staged(r->db, d->key, err) < 0)
+			goto out;
+	} else {
+		unpkg_db_list_changed(r->db, d->key);
+	}
 	/* marked half-installed (mark_all()): a file need not come back */
 	if (inst_removal_files(r, d->key, d->name, paths, fate, n, 1,
 			       &perr) < 0) {
@@ -723,9 +729,10 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 		script_failed(r, p, why);
 		/* half-installed: its list names what is left */
 		if (!(keep && !p->upgrade) &&
-		    infodb_stage(r, d->key, dir, "list",
-				 list.s != NULL ? list.s : "", list.len, 0644,
-				 err) < 0)
+		    (infodb_stage(r, d->key, dir, "list",
+				  list.s != NULL ? list.s : "", list.len, 0644,
+				  err) < 0 ||
+		     unpkg_db_list_staged(r->db, d->key, err) < 0))
 			goto out;
 	}
 	ret = ok;
@@ -839,6 +846,7 @@ static int purge_failed(struct run *r, struct pkg *p, int dir, char **kept,
 	     unpkg_commit_remove(r->commit, dir, listname, 0, err) < 0) ||
 	    infodb_stage(r, p->key, dir, "list", list.s != NULL ? list.s : "",
 			 list.len, 0644, err) < 0 ||
+	    unpkg_db_list_staged(r->db, p->key, err) < 0 ||
 	    put_config_files(r, p, 0, err) < 0)
 		goto out;
 	ret = 0;
@@ -908,15 +916,32 @@ out:
 	return ret;
 }
 
+/* Is a path of `left[0..n)` beneath directory `dir`? */
+static int left_below(char *const *left, size_t n, const char *dir)
+{
+	size_t len = strlen(dir), i;
+
+	for (i = 0; i < n; i++)
+		if (strncmp(left[i], dir, len) == 0 && left[i][len] == '/')
+			return 1;
+	return 0;
+}
+
 /* Step 4 ends: the directories left in the list `kept` of `p` that
  * nothing else holds, deepest first, moved aside (into `moved`); dpkg's
- * warning for those not empty.  0, or -1. */
+ * warning for those not empty, but for one that holds such a directory
+ * of its own.  0, or -1. */
 static int purge_dirs(struct run *r, struct pkg *p, char **kept, size_t nkept,
 		      struct unpkg_strmap *moved, struct aside *aside,
 		      struct unpkg_err *err)
 {
-	size_t i;
+	char **left;
+	size_t nleft = 0, i;
+	int ret = -1;
 
+	left = malloc((nkept != 0 ? nkept : 1) * sizeof(*left));
+	if (left == NULL)
+		return unpkg_err_nomem(err);
 	for (i = nkept; i-- > 0;) {
 		const char *base;
 		struct stat st;
@@ -927,28 +952,34 @@ static int purge_dirs(struct run *r, struct pkg *p, char **kept, size_t nkept,
 			continue;
 		there = obsolete_lstat(r, kept[i], &st, err);
 		if (there < 0)
-			return -1;
+			goto out;
 		if (!there || !S_ISDIR(st.st_mode))
 			continue;
 		dfd = unpkg_root_open_parent(r->root, kept[i] + 1, &base, err);
 		if (dfd < 0)
-			return -1;
+			goto out;
 		/* empty but for what went aside */
 		empty = obsolete_all_gone(dfd, base, kept[i], &aside->map, err);
 		close(dfd);
 		if (empty < 0)
-			return -1;
+			goto out;
 		if (empty == 0) {
-			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING, p->key,
-					 "while removing %s, directory '%s' "
-					 "not empty so not removed", p->key,
-					 kept[i]);
+			if (!left_below(left, nleft, kept[i]))
+				unpkg_event_emit(r->o->events,
+						 UNPKG_EV_WARNING, p->key,
+						 "while removing %s, directory "
+						 "'%s' not empty so not "
+						 "removed", p->key, kept[i]);
+			left[nleft++] = kept[i];
 			continue;
 		}
 		if (move_path(r, p, kept[i], 1, moved, aside, err) < 0)
-			return -1;
+			goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	free(left);
+	return ret;
 }
 
 /* Step 4, purge: its conffiles and their variants, postrm purge, then

@@ -1586,6 +1586,26 @@ START_TEST(t_load_files)
 }
 END_TEST
 
+/* Packages a and b installed with the lists `alist` and `blist`: the
+ * database opened, its lists loaded. */
+static struct unpkg_db *open_ab(struct fixture *fx, const char *alist,
+				const char *blist)
+{
+	struct unpkg_db *db;
+	struct unpkg_err err;
+
+	fx_init(fx);
+	fx_write(fx, "status",
+		 cat(stz("a", "all", NULL, INST, "1"), "\n",
+		     stz("b", "all", NULL, INST, "1"), "\n", NULL));
+	fx_write(fx, "info/a.list", alist);
+	fx_write(fx, "info/b.list", blist);
+	db = open_ok(fx->admin, 0);
+	unpkg_err_init(&err);
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	return db;
+}
+
 /* Callers load before every lookup: the lists are read once, and again
  * only after the database changed or the caller said they did. */
 START_TEST(t_load_files_cached)
@@ -1594,15 +1614,8 @@ START_TEST(t_load_files_cached)
 	struct unpkg_db *db;
 	struct unpkg_err err;
 
-	fx_init(&fx);
-	fx_write(&fx, "status",
-		 cat(stz("a", "all", NULL, INST, "1"), "\n",
-		     stz("b", "all", NULL, INST, "1"), "\n", NULL));
-	fx_write(&fx, "info/a.list", "/usr\n/usr/a\n");
-	fx_write(&fx, "info/b.list", "/usr\n/usr/b\n");
-	db = open_ok(fx.admin, 0);
+	db = open_ab(&fx, "/usr\n/usr/a\n", "/usr\n/usr/b\n");
 	unpkg_err_init(&err);
-	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
 	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/a", NULL), "a");
 
 	/* Not read again: nothing told the database. */
@@ -1717,6 +1730,56 @@ START_TEST(t_load_files_one)
 }
 END_TEST
 
+/* A list staged in place of one moved aside is the package's list while
+ * it waits (a removal keeps what it names), whether all lists are read
+ * or that one again; once it is gone (put in place, or undone), the one
+ * in place is. */
+START_TEST(t_list_staged)
+{
+	struct fixture fx;
+	struct unpkg_db *db;
+	struct unpkg_err err;
+
+	db = open_ab(&fx, "/etc\n/etc/a.conf\n/usr\n/usr/a\n", "/etc\n/etc/b\n");
+	unpkg_err_init(&err);
+
+	/* a removed, its conffile kept: the old list aside, the new one
+	 * staged */
+	ck_assert_int_eq(rename(fx_path(&fx, "info/a.list"),
+				fx_path(&fx, "info/a.list.dpkg-tmp")), 0);
+	fx_write(&fx, "info/a.list.dpkg-new", "/etc\n/etc/a.conf\n");
+	ck_assert_int_eq(unpkg_db_list_staged(db, "a", &err), 0);
+	ck_assert_int_eq(unpkg_db_list_staged(db, "a", &err), 0);
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/etc", "b"), "a");
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/etc/a.conf", NULL), "a");
+	ck_assert_ptr_null(unpkg_db_file_owner(db, "/usr/a", NULL));
+	unpkg_db_files_changed(db);
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/etc", "b"), "a");
+	ck_assert_ptr_null(unpkg_db_file_owner(db, "/usr/a", NULL));
+
+	/* put in place by the transaction */
+	ck_assert_int_eq(rename(fx_path(&fx, "info/a.list.dpkg-new"),
+				fx_path(&fx, "info/a.list")), 0);
+	unpkg_db_files_changed(db);
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/etc/a.conf", NULL), "a");
+
+	/* another removal of a undone: the old list back */
+	fx_write(&fx, "info/a.list.dpkg-new", "/etc\n");
+	ck_assert_int_eq(unpkg_db_list_staged(db, "a", &err), 0);
+	ck_assert_int_eq(unlink(fx_path(&fx, "info/a.list.dpkg-new")), 0);
+	ck_assert_int_eq(rename(fx_path(&fx, "info/a.list.dpkg-tmp"),
+				fx_path(&fx, "info/a.list")), 0);
+	unpkg_db_list_changed(db, "a");
+	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/a", NULL), "a");
+	unpkg_db_free(db);
+	fx_destroy(&fx);
+}
+END_TEST
+
 /* A package's state as an enum, and the two questions asked of it. */
 START_TEST(t_pkg_state)
 {
@@ -1817,6 +1880,7 @@ static Suite *db_suite(void)
 	tcase_add_test(tc, t_load_files);
 	tcase_add_test(tc, t_load_files_cached);
 	tcase_add_test(tc, t_load_files_one);
+	tcase_add_test(tc, t_list_staged);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -59,6 +59,11 @@ new_pkg "$TESTDIR/src-nn" nn
 mkdir -p "$TESTDIR/src-nn/usr/share/nn"
 echo nn >"$TESTDIR/src-nn/usr/share/nn/file"
 build_deb "$TESTDIR/nn.deb" "$TESTDIR/src-nn"
+# pe: a plain file in /etc, no conffile, no script
+new_pkg "$TESTDIR/src-pe" pe
+mkdir -p "$TESTDIR/src-pe/etc"
+echo pe >"$TESTDIR/src-pe/etc/pe.txt"
+build_deb "$TESTDIR/pe.deb" "$TESTDIR/src-pe"
 # cq: a conffile in a directory of its own, no script
 new_pkg "$TESTDIR/src-cq" cq
 mkdir -p "$TESTDIR/src-cq/etc/cq" "$TESTDIR/src-cq/usr/share/cq"
@@ -132,6 +137,11 @@ compare_rm() {
 		"$@" 3>"$B.sf" >"$B.out" 2>&1 || drc=$?
 	show_file "$A.out" "unpkg output"
 	assert_status "$drc" "$urc" "unpkg $* (dpkg exits $drc)"
+	# the warnings about what is kept, word for word
+	for r in "$A" "$B"; do
+		sed -n 's/^[a-z]*: warning: \(while removing .*\)/\1/p' "$r.out" >"$r.warn"
+	done
+	assert_same_file "$B.warn" "$A.warn" "$*: warnings of what is kept (dpkg vs unpkg)"
 	assert_same_file "$B.sf" "$A.sf" "$*: status-fd lines (dpkg vs unpkg)"
 	for r in "$A" "$B"; do
 		sed 's/^[0-9-]* [0-9:]* //' "$r.log" >"$r.log.lines"
@@ -296,6 +306,14 @@ compare_rm -P -a
 CASE="purge of a package without conffiles or scripts"
 setup nn
 compare_rm -P nn
+
+# (aa keeps /etc/aa.conf, and so /etc, in the list it stages: pe, whose
+# removal is its purge, leaves /etc to aa without a word.  unpkg read
+# aa's list as gone until the run's end and warned that /etc was not
+# empty.)
+CASE="a directory a package removed before in the run keeps"
+setup aa pe
+compare_rm -r aa pe
 
 CASE="a file trigger activated by the removal"
 setup tt aa
