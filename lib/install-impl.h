@@ -73,6 +73,10 @@ int maint_deconfigured_report(struct run *r, struct unpkg_err *err);
 int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		    struct unpkg_err *err);
 
+/* Is a kept entry of `paths[0..n)` (fate 1) beneath directory `dir`? */
+int inst_keeps_below(char *const *paths, const char *fate, size_t n,
+		     const char *dir);
+
 /* inst_removal_fates()'s `how`: */
 enum {
 	/* dpkg's removal of the package itself: "/." kept in its list

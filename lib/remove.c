@@ -67,9 +67,8 @@ static int link_to_dir(struct run *r, const char *path)
 	return 1;
 }
 
-/* Is a kept entry of `paths` (fate 1) beneath directory `dir`? */
-static int keeps_below(char **paths, const char *fate, size_t n,
-		       const char *dir)
+int inst_keeps_below(char *const *paths, const char *fate, size_t n,
+		     const char *dir)
 {
 	size_t len = strlen(dir), i;
 
@@ -128,7 +127,7 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 		    link_to_dir(r, fs))
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			if (keeps_below(paths, fate, n, path)) {
+			if (inst_keeps_below(paths, fate, n, path)) {
 				fate[i] = 1;
 				continue;
 			}

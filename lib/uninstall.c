@@ -916,17 +916,6 @@ out:
 	return ret;
 }
 
-/* Is a path of `left[0..n)` beneath directory `dir`? */
-static int left_below(char *const *left, size_t n, const char *dir)
-{
-	size_t len = strlen(dir), i;
-
-	for (i = 0; i < n; i++)
-		if (strncmp(left[i], dir, len) == 0 && left[i][len] == '/')
-			return 1;
-	return 0;
-}
-
 /* Step 4 ends: the directories left in the list `kept` of `p` that
  * nothing else holds, deepest first, moved aside (into `moved`); dpkg's
  * warning for those not empty, but for one that holds such a directory
@@ -935,11 +924,11 @@ static int purge_dirs(struct run *r, struct pkg *p, char **kept, size_t nkept,
 		      struct unpkg_strmap *moved, struct aside *aside,
 		      struct unpkg_err *err)
 {
-	char **left;
-	size_t nleft = 0, i;
+	char *left;		/* 1: a directory left there */
+	size_t i;
 	int ret = -1;
 
-	left = malloc((nkept != 0 ? nkept : 1) * sizeof(*left));
+	left = calloc(nkept != 0 ? nkept : 1, 1);
 	if (left == NULL)
 		return unpkg_err_nomem(err);
 	for (i = nkept; i-- > 0;) {
@@ -964,13 +953,13 @@ static int purge_dirs(struct run *r, struct pkg *p, char **kept, size_t nkept,
 		if (empty < 0)
 			goto out;
 		if (empty == 0) {
-			if (!left_below(left, nleft, kept[i]))
+			if (!inst_keeps_below(kept, left, nkept, kept[i]))
 				unpkg_event_emit(r->o->events,
 						 UNPKG_EV_WARNING, p->key,
 						 "while removing %s, directory "
 						 "'%s' not empty so not "
 						 "removed", p->key, kept[i]);
-			left[nleft++] = kept[i];
+			left[i] = 1;
 			continue;
 		}
 		if (move_path(r, p, kept[i], 1, moved, aside, err) < 0)
@@ -1009,13 +998,15 @@ static int purge_files(struct run *r, struct pkg *p, int dir, char **kept,
 	if (p->old_state == UNPKG_STATUS_CONFIG_FILES)
 		run_status_event(r, p, RM(p)->arch, RM(p)->version,
 				 "config-files");
-	if (unpkg_db_load_files(r->db, err) < 0 ||
-	    put_config_files(r, p, 1, err) < 0)
+	if (unpkg_db_load_files(r->db, err) < 0)
 		goto out;
 	unpkg_commit_savepoint(r->commit, &sp);
 	unpkg_err_init(&perr);
 	if (purge_conffiles(r, p, &moved, aside, &perr) < 0) {
+		/* its configuration forgotten, as dpkg began the purge */
 		ret = files_unreached(r, p, &sp, aside, naside, &perr, err);
+		if (ret == 0 && put_config_files(r, p, 1, err) < 0)
+			ret = -1;
 		goto out;
 	}
 	ok = maint_run_other(r, RM(p), "postrm", argv, why, sizeof(why), err);
