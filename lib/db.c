@@ -1666,24 +1666,17 @@ static int is_staged(const struct unpkg_db *db, const char *key)
 static int add_list(const struct unpkg_db *db, struct unpkg_pathtab *t,
 		    const struct entry *e, struct unpkg_err *err)
 {
+	static const char *const suffixes[] = { ".dpkg-new", "" };
 	char *name = NULL, *shown = NULL, *buf = NULL;
 	struct add_ctx a;
-	size_t len;
+	size_t len, k;
 	int r = 0, ret = -1;
 
-	if (is_staged(db, e->pub.key)) {
-		if (list_name(e->pub.key, ".dpkg-new", &name, &shown,
-			      db->admindir, err) < 0)
-			return -1;
-		r = slurp(db->dirfd, name, shown, 1, &buf, &len, err);
-		if (r < 0)
-			goto out;
-	}
-	if (r == 0) {
+	for (k = is_staged(db, e->pub.key) ? 0 : 1; r == 0 && k < 2; k++) {
 		free(name);
 		free(shown);
-		if (list_name(e->pub.key, "", &name, &shown, db->admindir,
-			      err) < 0)
+		if (list_name(e->pub.key, suffixes[k], &name, &shown,
+			      db->admindir, err) < 0)
 			return -1;
 		r = slurp(db->dirfd, name, shown, 1, &buf, &len, err);
 		if (r < 0)
