@@ -364,9 +364,6 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		unpkg_err_nomem(err);
 		goto out;
 	}
-	if (inst_removal_fates(r, d, conffiles, paths, fate, n, 0, NULL, 0,
-			       err) < 0)
-		goto out;
 	dir = unpkg_commit_dir(r->commit, r->admroot, "info", err);
 	dfd = dir >= 0 ? unpkg_commit_dirfd(r->commit, dir, err) : -1;
 	if (dfd < 0)
@@ -376,6 +373,10 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 	keep = (conffiles != NULL && conffiles[strspn(conffiles, " \n")] !=
 				     '\0') ||
 	       fstatat(dfd, postrm, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	/* with nothing to keep, dpkg's removal is its purge: it warns */
+	if (inst_removal_fates(r, d, conffiles, paths, fate, n,
+			       keep ? 0 : INST_FATES_WARN, NULL, 0, err) < 0)
+		goto out;
 	for (i = 0; i < n; i++)
 		if (fate[i] == 1 && unpkg_buf_printf(&list, err, "%s\n", paths[i]) < 0)
 			goto out;

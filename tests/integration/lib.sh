@@ -831,6 +831,7 @@ compare_roots_with_dpkg() {
 		show_file "$b.dpkg.out" "dpkg stdout"
 		show_file "$b.dpkg.err" "dpkg stderr"
 	fi
+	same_removal_warnings "$b.dpkg" "$a.unpkg" "$mode"
 	compare_trees "$a" "$b" "$mode"
 	compare_dbs "$a" "$b" "$mode"
 	compare_queries "$a" "$b" "$mode" "${pkgs[@]}"
@@ -839,6 +840,23 @@ compare_roots_with_dpkg() {
 		CMP_OK=0
 	fi
 	return 0
+}
+
+# same_removal_warnings DPKG UNPKG WHAT: the warnings of what a removal
+# keeps ("while removing P, directory 'D' not empty so not removed") in
+# DPKG.out and DPKG.err, and in UNPKG.out and UNPKG.err, are the same, word
+# for word and in order.
+same_removal_warnings() {
+	local p f
+	for p in "$1" "$2"; do
+		: >"$p.warn"
+		for f in "$p.out" "$p.err"; do
+			[ ! -f "$f" ] ||
+				sed -n 's/^[a-z]*: warning: \(while removing .*\)/\1/p' \
+					"$f" >>"$p.warn"
+		done
+	done
+	assert_same_file "$1.warn" "$2.warn" "$3: warnings of what is kept (dpkg vs unpkg)"
 }
 
 # fail_both A B WHAT PKG ARG...: the same run of unpkg in root A (unpkg_in)
@@ -855,6 +873,7 @@ fail_both() {
 	show_file "$a.out" "unpkg output"
 	assert_status "$drc" "$urc" "$what: unpkg $* (dpkg exits $drc)"
 	[ "$urc" -ne 0 ] || check_fail "$what: unpkg $* succeeded"
+	same_removal_warnings "$b" "$a" "$what"
 	drop_selection "$b" "$pkg"
 	compare_trees "$a" "$b" "$what"
 	compare_dbs "$a" "$b" "$what"

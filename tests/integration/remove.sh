@@ -137,11 +137,7 @@ compare_rm() {
 		"$@" 3>"$B.sf" >"$B.out" 2>&1 || drc=$?
 	show_file "$A.out" "unpkg output"
 	assert_status "$drc" "$urc" "unpkg $* (dpkg exits $drc)"
-	# the warnings about what is kept, word for word
-	for r in "$A" "$B"; do
-		sed -n 's/^[a-z]*: warning: \(while removing .*\)/\1/p' "$r.out" >"$r.warn"
-	done
-	assert_same_file "$B.warn" "$A.warn" "$*: warnings of what is kept (dpkg vs unpkg)"
+	same_removal_warnings "$B" "$A" "$*"
 	assert_same_file "$B.sf" "$A.sf" "$*: status-fd lines (dpkg vs unpkg)"
 	for r in "$A" "$B"; do
 		sed 's/^[0-9-]* [0-9:]* //' "$r.log" >"$r.log.lines"
