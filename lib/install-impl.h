@@ -77,6 +77,14 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 int inst_keeps_below(char *const *paths, const char *fate, size_t n,
 		     const char *dir);
 
+/* dpkg's words for a path of a package it could not remove: a failed
+ * system call in `err` (looking at, opening or moving `path`, as the file
+ * system has it) becomes "cannot remove 'ROOT/PATH': REASON", for a
+ * conffile "cannot remove old config file 'PATH' (= 'ROOT/PATH'):
+ * REASON"; any other error is left as it is. */
+void inst_err_not_removed(const struct run *r, const char *path,
+			  int conffile, struct unpkg_err *err);
+
 /* inst_removal_fates()'s `how`: */
 enum {
 	/* dpkg's removal of the package itself: "/." kept in its list

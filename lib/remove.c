@@ -79,12 +79,34 @@ int inst_keeps_below(char *const *paths, const char *fate, size_t n,
 	return 0;
 }
 
+void inst_err_not_removed(const struct run *r, const char *path,
+			  int conffile, struct unpkg_err *err)
+{
+	const char *root = r->o->instdir;
+	size_t len = strlen(root);
+	int errnum = err->errnum;
+
+	if (err->code != UNPKG_ERR_SYS)
+		return;
+	while (len > 0 && root[len - 1] == '/')
+		len--;
+	unpkg_err_init(err);
+	if (conffile)
+		unpkg_err_errno(err, errnum, "cannot remove old config file "
+				"'%s' (= '%.*s%s')", path, (int)len, root,
+				path);
+	else
+		unpkg_err_errno(err, errnum, "cannot remove '%.*s%s'",
+				(int)len, root, path);
+}
+
 int inst_removal_fates(struct run *r, const struct deconf *d,
 		       const char *conffiles, char **paths, char *fate,
 		       size_t n, unsigned int how, char *const *aside,
 		       size_t naside, struct unpkg_err *err)
 {
 	struct unpkg_strmap gone;
+	const char *at = NULL;	/* the path being looked at */
 	size_t i;
 	int ret = -1;
 
@@ -101,6 +123,7 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 		struct stat st;
 		int dfd, all, there;
 
+		at = fs;
 		fate[i] = 0;
 		if ((how & INST_FATES_OWN) && strcmp(path, "/.") == 0) {
 			/* dpkg keeps it unless another package lists it */
@@ -165,6 +188,8 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 	}
 	ret = 0;
 out:
+	if (ret < 0 && at != NULL)
+		inst_err_not_removed(r, at, 0, err);
 	unpkg_strmap_destroy(&gone);
 	return ret;
 }
@@ -179,6 +204,7 @@ int inst_removal_files(struct run *r, const char *key, const char *name,
 		       int unlink_copied, struct unpkg_err *err)
 {
 	struct unpkg_strmap moved;
+	const char *at = NULL;	/* the path being removed */
 	size_t i;
 	int pass, last = -1, copied = 0, ret = -1;
 
@@ -198,6 +224,7 @@ int inst_removal_files(struct run *r, const char *key, const char *name,
 
 		if (fate[i] != 2 || obsolete_under_moved(path, &moved))
 			continue;
+		at = path;
 		there = obsolete_lstat(r, path, &st, err);
 		if (there < 0)
 			goto out;
@@ -229,6 +256,8 @@ int inst_removal_files(struct run *r, const char *key, const char *name,
 	}
 	ret = 0;
 out:
+	if (ret < 0 && at != NULL)
+		inst_err_not_removed(r, at, 0, err);
 	unpkg_strmap_destroy(&moved);
 	return ret;
 }

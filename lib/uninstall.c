@@ -911,6 +911,9 @@ static int purge_conffiles(struct run *r, struct pkg *p,
 	}
 	ret = 0;
 out:
+	/* (dpkg removes the conffile before its variants: it names it) */
+	if (ret < 0 && path != NULL)
+		inst_err_not_removed(r, path, 1, err);
 	free(path);
 	free(variant);
 	return ret;
@@ -925,6 +928,7 @@ static int purge_dirs(struct run *r, struct pkg *p, char **kept, size_t nkept,
 		      struct unpkg_err *err)
 {
 	char *left;		/* 1: a directory left there */
+	const char *at = NULL;	/* the directory being removed */
 	size_t i;
 	int ret = -1;
 
@@ -939,6 +943,7 @@ static int purge_dirs(struct run *r, struct pkg *p, char **kept, size_t nkept,
 		if (strcmp(kept[i], "/.") == 0 ||
 		    unpkg_db_file_owner(r->db, kept[i], p->key) != NULL)
 			continue;
+		at = kept[i];
 		there = obsolete_lstat(r, kept[i], &st, err);
 		if (there < 0)
 			goto out;
@@ -967,6 +972,8 @@ static int purge_dirs(struct run *r, struct pkg *p, char **kept, size_t nkept,
 	}
 	ret = 0;
 out:
+	if (ret < 0 && at != NULL)
+		inst_err_not_removed(r, at, 0, err);
 	free(left);
 	return ret;
 }

@@ -339,6 +339,10 @@ unreachable() {
 	run_logged "$B" $nodac dpkg --root="$B" --refuse-unsafe-io "$@"
 	[ "$RUN_RC" -ne 0 ] || hard_error "dpkg $* succeeded (test outdated?)"
 	assert_status "$RUN_RC" "$urc" "$*, /$dir out of reach (dpkg exits $RUN_RC)"
+	# the error, in dpkg's words: the path it could not remove
+	sed "s|^[a-z]*: |PROG: |; s|$A/|ROOT/|g" "$A.err" >"$A.err.words"
+	sed "s|^[a-z]*: |PROG: |; s|$B/|ROOT/|g" "$B.err" >"$B.err.words"
+	assert_same_file "$B.err.words" "$A.err.words" "$*, /$dir out of reach: the error (dpkg vs unpkg)"
 	both "chmod 0755 \"\$R/$dir\""
 	compare_dbs "$A" "$B" "$*, /$dir out of reach"
 }
@@ -351,7 +355,6 @@ unreachable() {
 CASE="a file of the package that cannot be looked at"
 setup x1 x2
 unreachable usr/share/common -r x1
-assert_grep "usr/share/common.*Permission denied" "$A.err" "unpkg names what it could not reach"
 for f in $(cat "$A/var/lib/dpkg/info/x1.list"); do
 	[ -e "$A$f" ] || check_fail "-r x1, a file out of reach: $f is gone"
 done
