@@ -25,7 +25,8 @@
 # run; all of them in one -i run, on roots where empty stand-ins for their
 # outside dependencies (libc6, zlib1g, ...) were installed by dpkg first, so
 # that configuration succeeds; the same -i again (a reinstall: the scripts'
-# upgrade paths); the zstd repack with -i.
+# upgrade paths); all of them removed, then purged; the zstd repack with
+# -i.
 #
 # The packages come from the host's apt sources: the test fails when the
 # host has a Debian archive configured that cannot be reached (apt-get
@@ -232,6 +233,14 @@ done
 section "all ${#DEBS[@]} packages again with -i (a reinstall)"
 compare_roots_with_dpkg "$dir/unpkg" "$dir/dpkg" -i "${DEBS[@]}"
 [ "$CMP_DPKG_RC" -eq 0 ] || hard_error "dpkg -i failed again on the real packages (see above)"
+
+# Their removal and purge: the postrms that undo what the postinsts
+# wrote, the triggers the removals activate, the conffiles kept, then gone.
+section "all ${#DEBS[@]} packages removed (-r), then purged (-P)"
+compare_roots_with_dpkg "$dir/unpkg" "$dir/dpkg" -r "${NAMES[@]}"
+[ "$CMP_DPKG_RC" -eq 0 ] || hard_error "dpkg -r failed on the real packages (see above)"
+compare_roots_with_dpkg "$dir/unpkg" "$dir/dpkg" -P "${NAMES[@]}"
+[ "$CMP_DPKG_RC" -eq 0 ] || hard_error "dpkg -P failed on the real packages (see above)"
 
 # --- zstd repack ----------------------------------------------------------------
 
