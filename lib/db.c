@@ -71,6 +71,7 @@ struct unpkg_db {
 	/* All the loaded lists may be out of date: the database was
 	 * written since, or the caller said the lists changed. */
 	int files_stale;
+	int lists_held;		/* unpkg_db_hold_lists() */
 	/* The keys of the packages whose own lists alone may have changed
 	 * since: read again at the next load. */
 	char **stale;
@@ -1363,8 +1364,9 @@ int unpkg_db_write_begin(struct unpkg_db *db, struct unpkg_db_staged *s,
 	s->n = 0;
 	db->written = 1;
 	/* A write records what the caller has put in place, new lists
-	 * among it. */
-	db->files_stale = 1;
+	 * among it, unless it said it put none. */
+	if (!db->lists_held)
+		db->files_stale = 1;
 	if (db->flags & UNPKG_DB_READONLY) {
 		unpkg_err_set(err, UNPKG_ERR_USAGE,
 			      "database %s was opened read-only",
@@ -1766,6 +1768,11 @@ out:
 	return ret;
 }
 
+void unpkg_db_hold_lists(struct unpkg_db *db, int held)
+{
+	db->lists_held = held;
+}
+
 void unpkg_db_files_changed(struct unpkg_db *db)
 {
 	db->files_stale = 1;
@@ -1817,6 +1824,11 @@ int unpkg_db_list_staged(struct unpkg_db *db, const char *key,
 int unpkg_db_listed_below_root(const char *path)
 {
 	return path[0] == '/' && strcmp(path, "/.") != 0;
+}
+
+size_t unpkg_db_files_count(const struct unpkg_db *db)
+{
+	return db->files_loaded ? unpkg_pathtab_count(&db->files) : 0;
 }
 
 const char *unpkg_db_file_owner(const struct unpkg_db *db, const char *path,

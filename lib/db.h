@@ -231,6 +231,13 @@ int unpkg_db_durable(const struct unpkg_db *db);
  * one list named after unpkg_db_list_changed(). */
 int unpkg_db_load_files(struct unpkg_db *db, struct unpkg_err *err);
 
+/* With `held`, the writes of the database that follow (until it is
+ * released) keep the file lists loaded: the caller puts no list in place
+ * meanwhile (an install's writes before its mark, and the mark).  Lists
+ * changed otherwise still go through unpkg_db_files_changed() and
+ * unpkg_db_list_changed(). */
+void unpkg_db_hold_lists(struct unpkg_db *db, int held);
+
 /* The caller changed lists on disk (renamed new ones into place) without
  * a put or a write yet: the next unpkg_db_load_files() reads them. */
 void unpkg_db_files_changed(struct unpkg_db *db);
@@ -246,6 +253,10 @@ void unpkg_db_list_changed(struct unpkg_db *db, const char *key);
  * after it see what it keeps.  0, or -1 (memory). */
 int unpkg_db_list_staged(struct unpkg_db *db, const char *key,
 			 struct unpkg_err *err);
+
+/* The number of paths the lists loaded by unpkg_db_load_files() name,
+ * each once (0 before they are loaded). */
+size_t unpkg_db_files_count(const struct unpkg_db *db);
 
 /* A package key other than `except_key` (may be NULL) whose list contains
  * `path` ("/usr/bin/foo" form, as in .list files), or NULL.  Directories

@@ -275,6 +275,9 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 
 	unpkg_force_names(o->force, r.force_list, sizeof(r.force_list));
 	announce_all(&r);
+	/* the lists read for "(Reading database ...)" serve the unpack:
+	 * what is written up to the mark puts none in place */
+	unpkg_db_hold_lists(r.db, 1);
 	if (maint_prerm(&r, err) < 0)
 		goto out;
 	if (mark_all(&r, err) < 0) {
@@ -286,6 +289,7 @@ int unpkg_install(const struct unpkg_install_opts *o, const char *const *debs,
 			run_write_db(&r, err);
 		goto out;
 	}
+	unpkg_db_hold_lists(r.db, 0);
 
 	for (i = 0; i < n; i++) {
 		struct pkg *p = &r.pkgs[i];

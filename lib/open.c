@@ -384,7 +384,8 @@ int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 				 "Selecting previously unselected package %s.",
 				 p->key);
 	}
-	if (inst_check_conflicts(r, p, err) <= 0)
+	if (inst_check_conflicts(r, p, err) <= 0 ||
+	    run_reading_database(r, 1, err) < 0)
 		return -1;
 	unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
 			 "Preparing to unpack %s ...", p->debpath);

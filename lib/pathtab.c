@@ -196,6 +196,15 @@ void unpkg_pathtab_drop(struct unpkg_pathtab *t,
 	}
 }
 
+size_t unpkg_pathtab_count(const struct unpkg_pathtab *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->cap; i++)
+		n += t->slots[i].path != 0 && t->slots[i].owner != 0;
+	return n;
+}
+
 const char *unpkg_pathtab_find(const struct unpkg_pathtab *t,
 			       const char *path, const char *except_key)
 {

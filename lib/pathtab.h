@@ -43,6 +43,9 @@ int unpkg_pathtab_add(struct unpkg_pathtab *t, const char *path, size_t n,
 void unpkg_pathtab_drop(struct unpkg_pathtab *t,
 			const struct unpkg_strmap *keys);
 
+/* The number of paths with an owner left. */
+size_t unpkg_pathtab_count(const struct unpkg_pathtab *t);
+
 /* The key of an owner of `path` other than `except_key` (may be NULL),
  * or NULL; the first one added unless it was dropped.  Valid until the
  * table is destroyed. */

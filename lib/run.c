@@ -376,6 +376,59 @@ void run_timed(struct run *r, enum unpkg_phase phase, double since)
 	unpkg_stats_timed(r->stats, phase, since);
 }
 
+/* The paths dpkg knows that no file list names, each once. */
+struct unlisted {
+	const struct unpkg_db *db;
+	struct unpkg_strmap seen;
+};
+
+static int count_unlisted(void *ctx, const char *path, const char *pkg,
+			  int noawait, struct unpkg_err *err)
+{
+	struct unlisted *u = ctx;
+
+	(void)pkg;
+	(void)noawait;
+	if (unpkg_db_file_owner(u->db, path, NULL) != NULL)
+		return 0;
+	return unpkg_strmap_put(&u->seen, path, NULL, NULL, err) < 0 ? -1 : 0;
+}
+
+int run_reading_database(struct run *r, int overrides, struct unpkg_err *err)
+{
+	struct unlisted u = { r->db, { 0 } };
+	size_t i, n;
+	int ret = -1;
+
+	if (r->read_said)
+		return 0;
+	unpkg_strmap_init(&u.seen);
+	if (unpkg_db_load_files(r->db, err) < 0)
+		goto out;
+	for (i = 0; i < unpkg_divert_count(r->divs); i++) {
+		const struct unpkg_diversion *dv = unpkg_divert_at(r->divs, i);
+
+		if (count_unlisted(&u, dv->from, NULL, 0, err) < 0 ||
+		    count_unlisted(&u, dv->to, NULL, 0, err) < 0)
+			goto out;
+	}
+	for (i = 0; overrides && i < r->noverrides; i++)
+		if (count_unlisted(&u, r->overrides[i].path, NULL, 0, err) < 0)
+			goto out;
+	if (unpkg_triggers_each_file(r->trig, count_unlisted, &u, err) < 0)
+		goto out;
+	n = unpkg_db_files_count(r->db) + u.seen.count;
+	unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, NULL,
+			 "(Reading database ... %zu %s currently installed.)",
+			 n, n == 1 ? "file or directory"
+				   : "files and directories");
+	r->read_said = 1;
+	ret = 0;
+out:
+	unpkg_strmap_destroy(&u.seen);
+	return ret;
+}
+
 /* The new state is durable: the backups can go.  A failure to remove one
  * leaves debris, not damage. */
 void run_release(struct run *r)

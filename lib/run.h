@@ -172,6 +172,7 @@ struct run {
 	int sync_failed;	/* a sync failed: configure nothing more */
 	struct pkg *tmp_for;	/* whose scripts are in ADMINDIR/tmp.ci */
 	int tmp_used;		/* tmp.ci was made in this run */
+	int read_said;		/* "(Reading database ...)" was said */
 };
 
 /* Put `text` (NULL: remove the entry) as the stanza of package `name`
@@ -259,6 +260,15 @@ int run_finish(struct run *r, const struct unpkg_commit_hooks *h,
 
 /* Add the time since `since` to phase `phase` of the run's statistics. */
 void run_timed(struct run *r, enum unpkg_phase phase, double since);
+
+/* dpkg's "(Reading database ... N files and directories currently
+ * installed.)", once per run, as the first package goes ahead: N the
+ * paths dpkg knows by then, each once, those the file lists name, the
+ * diversions divert and file triggers watch, and with `overrides` (an
+ * unpack; a removal reads no statoverrides before it) those
+ * dpkg-statoverride names.  The file lists are loaded. */
+int run_reading_database(struct run *r, int overrides,
+			 struct unpkg_err *err);
 
 /* Open what a run works on (options `o`): the root, the database with
  * dpkg's locks, triggers/, the statoverrides, the commit with the chosen

@@ -419,6 +419,20 @@ int unpkg_triggers_interested(const struct unpkg_triggers *t,
 	return 0;
 }
 
+int unpkg_triggers_each_file(const struct unpkg_triggers *t,
+			     unpkg_trigger_interest_fn *fn, void *ctx,
+			     struct unpkg_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < t->ni; i++)
+		if (t->iv[i].name[0] == '/' &&
+		    fn(ctx, t->iv[i].name, t->iv[i].pkg, t->iv[i].noawait,
+		       err) < 0)
+			return -1;
+	return 0;
+}
+
 /* Write `len` bytes of `data` as triggers/NAME.new, or, when `len` is 0
  * and `drop_empty`, note NAME for removal; the file goes to `sync` (NULL:
  * fdatasync'ed here unless `nosync`). */

@@ -78,6 +78,12 @@ int unpkg_triggers_interested(const struct unpkg_triggers *t,
 			      const char *what, unpkg_trigger_interest_fn *fn,
 			      void *ctx, struct unpkg_err *err);
 
+/* Call `fn` for every interest in a file trigger (its PATH as the
+ * trigger). */
+int unpkg_triggers_each_file(const struct unpkg_triggers *t,
+			     unpkg_trigger_interest_fn *fn, void *ctx,
+			     struct unpkg_err *err);
+
 /* Write the interest files, if the interests changed.  Adds the syncs
  * made to *fsyncs. */
 int unpkg_triggers_write(struct unpkg_triggers *t, int nosync,

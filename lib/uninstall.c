@@ -1054,6 +1054,8 @@ static int remove_pkg(struct run *r, size_t at, struct aside *aside,
 	ok = check_pkg(r, at, err);
 	if (ok <= 0)
 		return ok;
+	if (run_reading_database(r, 0, err) < 0)
+		return -1;
 	dir = unpkg_commit_dir(r->commit, r->admroot, "info", err);
 	if (dir < 0)
 		return -1;

@@ -1536,8 +1536,12 @@ START_TEST(t_load_files)
 
 	db = open_ok(fx.admin, UNPKG_DB_READONLY);
 	ck_assert_ptr_null(unpkg_db_file_owner(db, "/usr", NULL));
+	ck_assert_uint_eq(unpkg_db_files_count(db), 0);
 	unpkg_err_init(&err);
 	ck_assert_int_eq(unpkg_db_load_files(db, &err), 0);
+	/* "/.", /usr and /usr/share once, then 47 paths of each list but
+	 * pkg0007's (missing) and zgone's (not read) */
+	ck_assert_uint_eq(unpkg_db_files_count(db), 3 + (NPKG - 1) * (NFILE - 3));
 
 	ck_assert_str_eq(unpkg_db_file_owner(db, "/usr/share/pkg0017/file03",
 					     NULL),

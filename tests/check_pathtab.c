@@ -72,7 +72,10 @@ START_TEST(t_owners)
 	o = unpkg_pathtab_find(&t, "/usr", "a");
 	ck_assert_ptr_nonnull(o);
 	ck_assert_str_ne(o, "a");
+	/* each path once, whoever lists it */
+	ck_assert_uint_eq(unpkg_pathtab_count(&t), 3);
 	unpkg_pathtab_destroy(&t);
+	ck_assert_uint_eq(unpkg_pathtab_count(&t), 0);
 	ck_assert_ptr_null(unpkg_pathtab_find(&t, "/usr", NULL));
 }
 END_TEST
@@ -94,7 +97,10 @@ START_TEST(t_drop)
 	add(&t, "/usr/a", a);
 	add(&t, "/usr/b", b);
 
+	ck_assert_uint_eq(unpkg_pathtab_count(&t), 3);
 	drop(&t, (const char *[]){ "a", NULL });
+	/* a path no owner lists any more is not counted */
+	ck_assert_uint_eq(unpkg_pathtab_count(&t), 2);
 	ck_assert_ptr_null(unpkg_pathtab_find(&t, "/usr/a", NULL));
 	ck_assert_str_ne(unpkg_pathtab_find(&t, "/usr", NULL), "a");
 	ck_assert_ptr_nonnull(unpkg_pathtab_find(&t, "/usr", "b"));

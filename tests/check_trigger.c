@@ -110,6 +110,10 @@ START_TEST(test_interests)
 						   &err), 0);
 	ck_assert_str_eq(s.text, "/usr/share/w:watch;/:all;/:all;"
 			 "named:watch/noawait;");
+	/* the interests in file triggers, not the named one */
+	s.text[0] = '\0';
+	ck_assert_int_eq(unpkg_triggers_each_file(t, record, &s, &err), 0);
+	ck_assert_str_eq(s.text, "/usr/share/w:watch;/:all;");
 	ck_assert_int_eq(unpkg_triggers_write(t, 0, NULL, &err), 0);
 	unpkg_triggers_free(t);
 

@@ -139,6 +139,7 @@ r=$TESTDIR/msg-root
 mkroot "$r"
 run 0 msg --root="$r" -i "$deb"
 printf '%s\n' "Selecting previously unselected package clitest." \
+	"(Reading database ... 0 files and directories currently installed.)" \
 	"Preparing to unpack $deb ..." "Unpacking clitest (1.0) ..." \
 	"Setting up clitest (1.0) ..." >"$TESTDIR/msg.want"
 assert_same_file "$TESTDIR/msg.want" "$TESTDIR/msg.out" "progress lines"

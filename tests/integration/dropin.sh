@@ -133,6 +133,40 @@ compare_trees "$D/u-up" "$D/d-up" "upgrades"
 compare_dbs "$D/u-up" "$D/d-up" "upgrades"
 compare_queries "$D/u-up" "$D/d-up" -i alpha gamma
 
+section "(Reading database ...): every path dpkg knows, once"
+# The paths of the lists, each once (alpha's and gamma's share /usr and
+# /usr/share), and those no list names: a local diversion's two, a
+# statoverride's (read by an unpack, not by a removal) and a file
+# trigger's.  The line comes once per run, as its first package goes
+# ahead.
+dir=$TESTDIR/src-watch
+new_pkg "$dir" watch 1 all
+echo "interest /srv/watched" >"$dir/DEBIAN/triggers"
+build_deb "$TESTDIR/watch.deb" "$dir"
+for r in u-rd d-rd; do
+	mkroot "$D/$r"
+	dpkg --root="$D/$r" -i "$D/alpha1.deb" "$D/gamma.deb" "$D/watch.deb" >/dev/null
+	dpkg-divert --root="$D/$r" --no-rename --divert /opt/moved /opt/nowhere >/dev/null
+	dpkg-statoverride --root="$D/$r" --add root root 0755 /srv/override
+done
+# reading_line WHAT: the "(Reading database" lines of the run, dpkg's and
+# unpkg's
+reading_line() {
+	local s
+	for s in u d; do
+		grep '^(Reading database' "$D/rd.$s.out" >"$D/rd.$s.reading" || true
+	done
+	[ "$(wc -l <"$D/rd.d.reading")" = 1 ] ||
+		hard_error "$1: dpkg did not say (Reading database ...) once (test outdated?)"
+	assert_same_file "$D/rd.d.reading" "$D/rd.u.reading" "$1: (Reading database ...) (dpkg vs unpkg)"
+}
+both rd --unpack "$D/beta.deb" "$D/alpha2.deb"
+reading_line "--unpack"
+both rd -r alpha beta
+reading_line "-r"
+both rd -P gamma watch
+reading_line "-P"
+
 section "--status-fd: errors"
 DPKG_ONLY='^$'
 for r in u-err d-err; do
