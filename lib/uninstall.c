@@ -193,12 +193,48 @@ static int add_pkg(struct run *r, const struct unpkg_db_pkg *q, int purge,
 	return 0;
 }
 
-/* The packages named, or with `pending` those selected for removal, as
- * dpkg takes them. */
-static int select_pkgs(struct run *r, const char *const *names, size_t n,
-		       int purge, int pending, struct unpkg_err *err)
+/* The package `name` names: its key, or the name of none. */
+static const char *named_as(struct run *r, const char *name)
 {
-	size_t i, count = pending ? unpkg_db_count(r->db) : n;
+	const struct unpkg_db_pkg *q = unpkg_pkgindex_find_key(r->db, name);
+
+	return q != NULL ? q->key : name;
+}
+
+/* dpkg's line for each package among `names` named more than once, in
+ * the order they are first named. */
+static void named_twice(struct run *r, const char *const *names, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const char *id = named_as(r, names[i]);
+
+		for (k = 0; k < i && strcmp(named_as(r, names[k]), id) != 0;
+		     k++)
+			;
+		if (k < i)
+			continue;	/* named before */
+		for (k = i + 1; k < n && strcmp(named_as(r, names[k]), id) != 0;
+		     k++)
+			;
+		if (k < n)
+			unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, id,
+					 "Package %s listed more than once, "
+					 "only processing once.", id);
+	}
+}
+
+/* The packages named, or with `pending` those selected for removal, as
+ * dpkg takes them: orig[k] the place among `names` (or in dpkg's walk)
+ * of r->pkgs[k]; ignored[i] set for a name of no installed package, the
+ * first time it is given (its warning waits for dpkg's queue to reach
+ * it: reach()). */
+static int select_pkgs(struct run *r, const char *const *names, size_t n,
+		       int purge, int pending, size_t *orig, char *ignored,
+		       struct unpkg_err *err)
+{
+	size_t i, k, count = pending ? unpkg_db_count(r->db) : n;
 	size_t *order = NULL;
 	int ret = -1;
 
@@ -209,6 +245,8 @@ static int select_pkgs(struct run *r, const char *const *names, size_t n,
 	}
 	if (pending && (order = unpkg_db_walk_order(r->db, err)) == NULL)
 		goto out;
+	if (!pending)
+		named_twice(r, names, n);
 	for (i = 0; i < count; i++) {
 		const struct unpkg_db_pkg *q;
 		const char *want, *flag, *status;
@@ -223,19 +261,25 @@ static int select_pkgs(struct run *r, const char *const *names, size_t n,
 				continue;
 			if (add_pkg(r, q, strcmp(want, "purge") == 0, err) < 0)
 				goto out;
+			orig[r->npkgs - 1] = r->npkgs - 1;
 			continue;
 		}
 		/* "name", or "name:arch" as apt gives it */
 		q = unpkg_pkgindex_find_key(r->db, names[i]);
 		if (q == NULL ||
 		    unpkg_db_pkg_state(q) == UNPKG_STATUS_NOT_INSTALLED) {
-			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING,
-					 names[i], "ignoring request to remove "
-					 "%s which isn't installed", names[i]);
+			for (k = 0; k < i && !(ignored[k] &&
+					       strcmp(names[k], names[i]) == 0);
+			     k++)
+				;
+			ignored[i] = k == i;
 			continue;
 		}
+		k = r->npkgs;
 		if (add_pkg(r, q, purge, err) < 0)
 			goto out;
+		if (r->npkgs > k)	/* (not named twice) */
+			orig[k] = i;
 	}
 	ret = 0;
 out:
@@ -1150,12 +1194,38 @@ static int stage_db(void *ctx, struct unpkg_err *err)
 	return 0;
 }
 
+/* dpkg's queue reaches the places among `names` from *shown up to
+ * `limit`: the selection line of each package of the run given there,
+ * the warning of each name ignored there. */
+static void reach(struct run *r, const char *const *names,
+		  const char *ignored, const size_t *orig, size_t *shown,
+		  size_t limit)
+{
+	size_t j;
+
+	for (; *shown < limit; (*shown)++) {
+		if (ignored[*shown])
+			unpkg_event_emit(r->o->events, UNPKG_EV_WARNING,
+					 names[*shown], "ignoring request to "
+					 "remove %s which isn't installed",
+					 names[*shown]);
+		for (j = 0; j < r->npkgs; j++)
+			if ((orig[j] & ~DEFERRED) == *shown)
+				run_status_event(r, &r->pkgs[j],
+						 RM(&r->pkgs[j])->arch,
+						 RM(&r->pkgs[j])->version,
+						 unpkg_status_name(
+							 r->pkgs[j].old_state));
+	}
+}
+
 int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 		 size_t n, int purge, int pending, struct unpkg_err *err)
 {
 	struct record_ctx c = { NULL, 0 };
 	struct aside aside = { NULL, 0, { 0 } };
 	size_t *orig = NULL, shown = 0;
+	char *ignored = NULL;
 	const struct unpkg_commit_hooks h = {
 		.renamed = stage_db,
 		.ctx = &c,
@@ -1173,15 +1243,15 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 	run_timed(&r, UNPKG_PHASE_PLAN, t);
 	inst_sweep_removed(&r);
 	unpkg_force_names(o->force, r.force_list, sizeof(r.force_list));
-	if (select_pkgs(&r, names, n, purge, pending, err) < 0)
-		goto out;
-	orig = calloc(r.npkgs != 0 ? r.npkgs : 1, sizeof(*orig));
-	if (orig == NULL) {
+	i = pending ? unpkg_db_count(r.db) : n;
+	orig = calloc(i != 0 ? i : 1, sizeof(*orig));
+	ignored = calloc(n != 0 ? n : 1, 1);
+	if (orig == NULL || ignored == NULL) {
 		unpkg_err_nomem(err);
 		goto out;
 	}
-	for (i = 0; i < r.npkgs; i++)
-		orig[i] = i;
+	if (select_pkgs(&r, names, n, purge, pending, orig, ignored, err) < 0)
+		goto out;
 	if (recover_all(&r, err) < 0 || order_pkgs(&r, orig, err) < 0)
 		goto out;
 	t = unpkg_now();
@@ -1190,23 +1260,18 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 	run_timed(&r, UNPKG_PHASE_MARK, t);
 	t = unpkg_now();
 	for (i = 0; i < r.npkgs; i++) {
-		/* dpkg's line for the selection of each package it takes
-		 * from the command line, when it first comes to it in its
-		 * queue */
-		size_t limit = orig[i] & DEFERRED ? r.npkgs : orig[i] + 1, j;
-
-		for (; !pending && shown < limit; shown++)
-			for (j = 0; j < r.npkgs; j++)
-				if ((orig[j] & ~DEFERRED) == shown)
-					run_status_event(&r, &r.pkgs[j],
-						RM(&r.pkgs[j])->arch,
-						RM(&r.pkgs[j])->version,
-						unpkg_status_name(r.pkgs[j].old_state));
+		/* what dpkg says of the names given, as its queue reaches
+		 * them (a deferred package comes after them all) */
+		if (!pending)
+			reach(&r, names, ignored, orig, &shown,
+			      orig[i] & DEFERRED ? n : orig[i] + 1);
 		if (remove_pkg(&r, i, &aside, err) < 0)
 			goto out;
 		if (r.pkgs[i].state == PKG_OPENED)
 			r.pkgs[i].state = PKG_INSTALLED;	/* processed */
 	}
+	if (!pending)
+		reach(&r, names, ignored, orig, &shown, n);
 	run_timed(&r, UNPKG_PHASE_EXTRACT, t);
 	t = unpkg_now();
 	/* the interest files that changed go with the record */
@@ -1233,5 +1298,6 @@ out:
 	unpkg_strmap_destroy(&aside.map);
 	unpkg_db_list_free(aside.v, aside.n);
 	free(orig);
+	free(ignored);
 	return ret;
 }

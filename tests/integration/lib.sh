@@ -842,9 +842,11 @@ compare_roots_with_dpkg() {
 	return 0
 }
 
-# same_removal_warnings DPKG UNPKG WHAT: the warnings of what a removal
-# keeps ("while removing P, directory 'D' not empty so not removed") in
-# DPKG.out and DPKG.err, and in UNPKG.out and UNPKG.err, are the same, word
+# same_removal_warnings DPKG UNPKG WHAT: what a removal says of what it
+# keeps ("while removing P, directory 'D' not empty so not removed") and
+# of the names it was given that it ignores or takes once ("ignoring
+# request to remove ...", "Package P listed more than once ...") in
+# DPKG.out and DPKG.err, and in UNPKG.out and UNPKG.err, is the same, word
 # for word and in order.
 same_removal_warnings() {
 	local p f
@@ -852,7 +854,9 @@ same_removal_warnings() {
 		: >"$p.warn"
 		for f in "$p.out" "$p.err"; do
 			[ ! -f "$f" ] ||
-				sed -n 's/^[a-z]*: warning: \(while removing .*\)/\1/p' \
+				sed -n -e 's/^[a-z]*: warning: \(while removing .*\)/\1/p' \
+					-e 's/^[a-z]*: warning: \(ignoring request .*\)/\1/p' \
+					-e '/^Package .* listed more than once/p' \
 					"$f" >>"$p.warn"
 		done
 	done

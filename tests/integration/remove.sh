@@ -311,6 +311,15 @@ CASE="a directory a package removed before in the run keeps"
 setup aa pe
 compare_rm -r aa pe
 
+# dpkg warns of a name of no installed package as its queue reaches it,
+# and says at once of a name given again that it takes it once.  unpkg
+# warned of every name not installed before it removed anything, and
+# said nothing of a name given again.
+CASE="names not installed, or given twice"
+setup nn aa
+both 'echo x >"$R/usr/share/nn/local"; touch -d @1000000000 "$R/usr/share/nn/local"'
+compare_rm -r zz nn yy aa nn zz
+
 CASE="a file trigger activated by the removal"
 setup tt aa
 compare_rm -r aa
