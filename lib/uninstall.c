@@ -269,7 +269,8 @@ static int select_pkgs(struct run *r, const char *const *names, size_t n,
 		if (q == NULL ||
 		    unpkg_db_pkg_state(q) == UNPKG_STATUS_NOT_INSTALLED) {
 			for (k = 0; k < i && !(ignored[k] &&
-					       strcmp(names[k], names[i]) == 0);
+					       strcmp(named_as(r, names[k]),
+						      named_as(r, names[i])) == 0);
 			     k++)
 				;
 			ignored[i] = k == i;
@@ -1224,7 +1225,7 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 {
 	struct record_ctx c = { NULL, 0 };
 	struct aside aside = { NULL, 0, { 0 } };
-	size_t *orig = NULL, shown = 0;
+	size_t *orig = NULL, places, shown = 0;
 	char *ignored = NULL;
 	const struct unpkg_commit_hooks h = {
 		.renamed = stage_db,
@@ -1243,8 +1244,8 @@ int unpkg_remove(const struct unpkg_install_opts *o, const char *const *names,
 	run_timed(&r, UNPKG_PHASE_PLAN, t);
 	inst_sweep_removed(&r);
 	unpkg_force_names(o->force, r.force_list, sizeof(r.force_list));
-	i = pending ? unpkg_db_count(r.db) : n;
-	orig = calloc(i != 0 ? i : 1, sizeof(*orig));
+	places = pending ? unpkg_db_count(r.db) : n;
+	orig = calloc(places != 0 ? places : 1, sizeof(*orig));
 	ignored = calloc(n != 0 ? n : 1, 1);
 	if (orig == NULL || ignored == NULL) {
 		unpkg_err_nomem(err);
