@@ -291,6 +291,12 @@ apt_both() {
 		# with SIGPIPE, an error under pipefail)
 		sed -n '1,80s/^/    | /p' "$TESTDIR/step$STEP.diff"
 	fi
+	# dpkg's count of the paths it knows, on a real system (its
+	# diversions, statoverrides and file triggers among them)
+	grep '^(Reading database' "$TESTDIR/step$STEP.unpkg.out" >"$TESTDIR/step$STEP.a.reading" || true
+	grep '^(Reading database' "$TESTDIR/step$STEP.dpkg.out" >"$TESTDIR/step$STEP.b.reading" || true
+	assert_same_file "$TESTDIR/step$STEP.b.reading" "$TESTDIR/step$STEP.a.reading" \
+		"step $STEP ($title): dpkg's (Reading database ...) lines"
 	show_file "$TESTDIR/step$STEP.unpkg.err" "apt-get with unpkg: stderr"
 	if [ "$rc_a" -ne "$rc_b" ] || [ "$rc_b" -ne 0 ]; then
 		show_file "$TESTDIR/step$STEP.unpkg.out" "apt-get with unpkg: stdout"
