@@ -99,6 +99,14 @@ static int conffile_both_changed(const char *have, const char *recorded,
 	       strcmp(recorded, shipped) != 0;
 }
 
+/* dpkg's line, on its standard output, for a conffile whose new version
+ * replaces the one in place. */
+static void installing_new(struct run *r, struct pkg *p, const char *name)
+{
+	unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
+			 "Installing new version of config file %s ...", name);
+}
+
 /* Rename each conffile NAME.dpkg-new into place, or keep the local file,
  * as conffile_action() says; what is not installed goes aside with the
  * transaction.  A file both the administrator and the package changed
@@ -193,6 +201,11 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 						 "system.\nInstalling new "
 						 "config file as you "
 						 "requested.", name);
+			/* the package changed it, the administrator did not:
+			 * dpkg says so on its standard output (not of a new
+			 * one, nor of one already the same) */
+			if (exists && strcmp(have, shipped) != 0)
+				installing_new(r, p, name);
 			/* the same as the package's: dpkg keeps the file
 			 * (and its times) and drops the new copy, and a
 			 * backup an interrupted configuration left beside
@@ -213,9 +226,7 @@ static int stage_conffiles(struct run *r, struct pkg *p, struct unpkg_err *err)
 		case CONF_ASK:	/* answered above */
 			break;
 		case CONF_NEW_OLD:
-			unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
-					 "Installing new version of config "
-					 "file %s ...", name);
+			installing_new(r, p, name);
 			unpkg_event_conffile(r->o->events, p->key, name,
 					     "install");
 			if ((unlinkat(dfd, old, 0) < 0 && errno != ENOENT) ||

@@ -55,6 +55,13 @@ cf_case() {
 	[ ! -e "$dir/unpkg/etc/cf.conf" ] ||
 		touch -r "$dir/unpkg/etc/cf.conf" "$dir/dpkg/etc/cf.conf"
 	compare_roots_with_dpkg "$dir/unpkg" "$dir/dpkg" "$@"
+	# what each says on its standard output of the conffile it replaces
+	for r in unpkg dpkg; do
+		grep '^Installing new version of config file' "$dir/$r.$r.out" \
+			>"$dir/$r.said" || true
+	done
+	assert_same_file "$dir/dpkg.said" "$dir/unpkg.said" \
+		"$name: the lines of the conffile on stdout (dpkg vs unpkg)"
 }
 
 cf_case deleted 'rm "$ROOT/etc/cf.conf"' -i "$TESTDIR/cf_1.1.deb"
@@ -72,6 +79,8 @@ cf_case modified-confnew 'echo local >>"$ROOT/etc/cf.conf"' --force-confnew \
 grep -q local "$TESTDIR/case-modified-confnew/unpkg/etc/cf.conf.dpkg-old" ||
 	check_fail "modified-confnew: the local version is not cf.conf.dpkg-old"
 cf_case unmodified true -i "$TESTDIR/cf_2.0.deb"
+[ -s "$TESTDIR/case-unmodified/dpkg.said" ] ||
+	hard_error "unmodified: dpkg said nothing of the new conffile (test outdated?)"
 # dpkg keeps a conffile identical to the package's (and its time)
 cf_case identical true -i "$TESTDIR/cf_1.1-newer.deb"
 [ "$(stat -c %Y "$TESTDIR/case-identical/unpkg/etc/cf.conf")" != 1200000000 ] ||
