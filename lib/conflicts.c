@@ -324,7 +324,7 @@ int inst_check_conflicts(struct run *r, struct pkg *p, struct unpkg_err *err)
 		goto out;
 	}
 	unpkg_event_emit(r->o->events, UNPKG_EV_NOTICE, p->key,
-			 "regarding %s containing %s:%s", p->debpath, p->key,
+			 "regarding %s containing %s:%s", p->debshown, p->key,
 			 f.text);
 	ret = 0;
 	if (f.conflicts > 0 && !force_c) {

@@ -262,6 +262,22 @@ static int old_script_facts(struct run *r, struct pkg *p,
 	return 0;
 }
 
+/* dpkg's short form of an archive's path in its progress lines: the
+ * rest of the path after its first slashes, as far as needed for at most
+ * 30 characters to be left, as ".../REST" (apt's archives show so as
+ * ".../NAME_VERSION_ARCH.deb"); the path itself when short enough. */
+static char *shown_path(const char *path)
+{
+	const char *rest = path, *slash;
+	char *s;
+
+	while (strlen(rest) > 30 && (slash = strchr(rest, '/')) != NULL)
+		rest = slash + 1;
+	if (rest == path)
+		return strdup(path);
+	return asprintf(&s, ".../%s", rest) < 0 ? NULL : s;
+}
+
 int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 {
 	const struct unpkg_deb_member *m;
@@ -271,6 +287,8 @@ int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	size_t i;
 	int ok;
 
+	if ((p->debshown = shown_path(p->debpath)) == NULL)
+		return unpkg_err_nomem(err);
 	if (unpkg_deb_open(p->debpath, &p->deb, err) < 0)
 		return -1;
 	m = unpkg_deb_member(p->deb, "control");
@@ -388,7 +406,7 @@ int open_pkg(struct run *r, struct pkg *p, struct unpkg_err *err)
 	    run_reading_database(r, 1, err) < 0)
 		return -1;
 	unpkg_event_emit(r->o->events, UNPKG_EV_PROGRESS, p->key,
-			 "Preparing to unpack %s ...", p->debpath);
+			 "Preparing to unpack %s ...", p->debshown);
 	p->state = PKG_OPENED;
 	return 0;
 }

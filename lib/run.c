@@ -27,6 +27,7 @@ static void conffiles_free(struct conffile *v, size_t n)
 void run_pkg_destroy(struct pkg *p)
 {
 	unpkg_deb_free(p->deb);
+	free(p->debshown);
 	unpkg_para_destroy(&p->control);
 	free(p->name);
 	free(p->key);

@@ -69,6 +69,7 @@ struct conffile {
 
 struct pkg {
 	const char *debpath;
+	char *debshown;		/* debpath as dpkg's progress lines show it */
 	struct unpkg_deb *deb;
 	char shown[24];		/* the state of its last status line */
 	struct unpkg_para control;

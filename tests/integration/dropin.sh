@@ -150,13 +150,15 @@ for r in u-rd d-rd; do
 	dpkg-statoverride --root="$D/$r" --add root root 0755 /srv/override
 done
 # reading_line WHAT: the "(Reading database" lines of the run, dpkg's and
-# unpkg's
+# unpkg's, and the "Preparing to unpack" lines, which show a long path of
+# an archive shortened (".../beta.deb")
 reading_line() {
 	local s
 	for s in u d; do
-		grep '^(Reading database' "$D/rd.$s.out" >"$D/rd.$s.reading" || true
+		grep -E '^(\(Reading database|Preparing to unpack)' "$D/rd.$s.out" \
+			>"$D/rd.$s.reading" || true
 	done
-	[ "$(wc -l <"$D/rd.d.reading")" = 1 ] ||
+	[ "$(grep -c '^(Reading database' "$D/rd.d.reading")" = 1 ] ||
 		hard_error "$1: dpkg did not say (Reading database ...) once (test outdated?)"
 	assert_same_file "$D/rd.d.reading" "$D/rd.u.reading" "$1: (Reading database ...) (dpkg vs unpkg)"
 }
