@@ -73,6 +73,10 @@ int maint_deconfigured_report(struct run *r, struct unpkg_err *err);
 int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 		    struct unpkg_err *err);
 
+/* Is `path` one of the conffiles of Conffiles value `value` (may be
+ * NULL; dir: one beneath directory `path`)? */
+int inst_conffile_in(const char *value, const char *path, int dir);
+
 /* Is a kept entry of `paths[0..n)` (fate 1) beneath directory `dir`? */
 int inst_keeps_below(char *const *paths, const char *fate, size_t n,
 		     const char *dir);

@@ -28,9 +28,7 @@
 #include "install-impl.h"
 #include "obsolete.h"
 
-/* Is `path` one of the conffiles of Conffiles value `value` (dir: one
- * beneath directory `path`)? */
-static int conffile_in(const char *value, const char *path, int dir)
+int inst_conffile_in(const char *value, const char *path, int dir)
 {
 	size_t len = strlen(path);
 	const char *s = value;
@@ -133,7 +131,7 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 		}
 		if (!unpkg_db_listed_below_root(path))
 			continue;
-		if (conffiles != NULL && conffile_in(conffiles, path, 0)) {
+		if (conffiles != NULL && inst_conffile_in(conffiles, path, 0)) {
 			fate[i] = 1;
 			continue;
 		}
@@ -157,7 +155,7 @@ int inst_removal_fates(struct run *r, const struct deconf *d,
 			if (unpkg_db_file_owner(r->db, path, d->key) != NULL)
 				continue;
 			if (conffiles != NULL &&
-			    conffile_in(conffiles, path, 1)) {
+			    inst_conffile_in(conffiles, path, 1)) {
 				fate[i] = 1;
 				continue;
 			}

@@ -730,13 +730,19 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 		ret = files_unreached(r, p, &sp, aside, naside, &perr, err);
 		goto out;
 	}
+	/* dpkg activates the file triggers of every path of the list but
+	 * the conffiles, children first, whether it removes it or not, and
+	 * whether it is there or not (left out by a path filter) */
+	for (i = n; i-- > 0;)
+		if (!inst_conffile_in(conffiles, paths[i], 0) &&
+		    record_activate_path(r, p,
+					 unpkg_divert_use(r->divs, paths[i],
+							  d->name),
+					 err) < 0)
+			goto out;
 	for (i = 0; i < n; i++) {
 		if (fate[i] == 2 &&
-		    (record_activate_path(r, p,
-					  unpkg_divert_use(r->divs, paths[i],
-							   d->name),
-					  err) < 0 ||
-		     unpkg_strmap_put(&gone, paths[i], paths[i], NULL,
+		    (unpkg_strmap_put(&gone, paths[i], paths[i], NULL,
 				      err) < 0 ||
 		     aside_add_under(aside, paths[i], &gone, err) < 0))
 			goto out;

@@ -324,6 +324,17 @@ CASE="a file trigger activated by the removal"
 setup tt aa
 compare_rm -r aa
 
+# dpkg activates the triggers of every path of the list, there or not:
+# here aa's files and directory, left out by a filter (a slim image's
+# path-exclude), still activate tt's.  unpkg activated only for what it
+# removed: tt's trigger (man-db's, in the apt job) was lost.
+CASE="a file trigger on paths a filter left out"
+setup tt
+both 'dpkg --root="$R" --path-exclude="/usr/share/aa*" -i "$TESTDIR/aa.deb" >/dev/null; rm -f "$R/log"'
+[ ! -e "$A/usr/share/aa" ] || hard_error "the filter did not leave /usr/share/aa out"
+compare_rm -r aa
+assert_grep '^tt postinst triggered' "$A/log" "-r aa, filtered: tt's trigger processed"
+
 CASE="merged /usr: /lib a symlink that other packages list"
 MERGED=1 setup m1 m2
 compare_rm -P m1
