@@ -89,6 +89,15 @@ int inst_keeps_below(char *const *paths, const char *fate, size_t n,
 void inst_err_not_removed(const struct run *r, const char *path,
 			  int conffile, struct unpkg_err *err);
 
+/* dpkg's file trigger activations for the removal of installed package
+ * `d`: every path of its list `paths[0..n)` ("" skipped) but its
+ * conffiles (Conffiles value `conffiles`), children first, whether it
+ * goes, stays or is missing; `by` is the package of the run whose
+ * removal or favour it is (it awaits none of them). */
+int inst_removal_activate(struct run *r, struct pkg *by,
+			  const struct deconf *d, const char *conffiles,
+			  char *const *paths, size_t n, struct unpkg_err *err);
+
 /* inst_removal_fates()'s `how`: */
 enum {
 	/* dpkg's removal of the package itself: "/." kept in its list

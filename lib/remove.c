@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "activate.h"
 #include "fsclass.h"
 #include "infodb.h"
 #include "install-impl.h"
@@ -190,6 +191,23 @@ out:
 		inst_err_not_removed(r, at, 0, err);
 	unpkg_strmap_destroy(&gone);
 	return ret;
+}
+
+int inst_removal_activate(struct run *r, struct pkg *by,
+			  const struct deconf *d, const char *conffiles,
+			  char *const *paths, size_t n, struct unpkg_err *err)
+{
+	size_t i;
+
+	for (i = n; i-- > 0;)
+		if (paths[i][0] != '\0' &&
+		    !inst_conffile_in(conffiles, paths[i], 0) &&
+		    activate_path(r, by,
+					 unpkg_divert_use(r->divs, paths[i],
+							  d->name),
+					 err) < 0)
+			return -1;
+	return 0;
 }
 
 /* Move the paths of fate 2 of package `name` (key `key`) aside (a
@@ -402,7 +420,8 @@ int inst_remove_one(struct run *r, struct pkg *p, struct deconf *d,
 	       fstatat(dfd, postrm, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	/* with nothing to keep, dpkg's removal is its purge: it warns */
 	if (inst_removal_fates(r, d, conffiles, paths, fate, n,
-			       keep ? 0 : INST_FATES_WARN, NULL, 0, err) < 0)
+			       keep ? 0 : INST_FATES_WARN, NULL, 0, err) < 0 ||
+	    inst_removal_activate(r, p, d, conffiles, paths, n, err) < 0)
 		goto out;
 	for (i = 0; i < n; i++)
 		if (fate[i] == 1 && unpkg_buf_printf(&list, err, "%s\n", paths[i]) < 0)

@@ -23,7 +23,7 @@
 #include "infodb.h"
 #include "install-impl.h"
 #include "obsolete.h"
-#include "record.h"
+#include "activate.h"
 #include "stanza.h"
 #include "uninstall.h"
 
@@ -660,7 +660,7 @@ static int activate_declared(struct run *r, struct pkg *p,
 	}
 	rc = unpkg_db_read_file(r->db, name, &text, &len, &shown, err);
 	if (rc > 0)
-		rc = record_activate_declared(r, p, text, len, err);
+		rc = activate_directives_removed(r, p, text, len, err);
 out:
 	free(name);
 	free(text);
@@ -730,16 +730,8 @@ static int remove_files(struct run *r, struct pkg *p, int dir, int keep,
 		ret = files_unreached(r, p, &sp, aside, naside, &perr, err);
 		goto out;
 	}
-	/* dpkg activates the file triggers of every path of the list but
-	 * the conffiles, children first, whether it removes it or not, and
-	 * whether it is there or not (left out by a path filter) */
-	for (i = n; i-- > 0;)
-		if (!inst_conffile_in(conffiles, paths[i], 0) &&
-		    record_activate_path(r, p,
-					 unpkg_divert_use(r->divs, paths[i],
-							  d->name),
-					 err) < 0)
-			goto out;
+	if (inst_removal_activate(r, p, d, conffiles, paths, n, err) < 0)
+		goto out;
 	for (i = 0; i < n; i++) {
 		if (fate[i] == 2 &&
 		    (unpkg_strmap_put(&gone, paths[i], paths[i], NULL,

@@ -54,6 +54,10 @@ rel_pkg swb 1.0 'Replaces: sw' usr/share/shared/g usr/share/swb/own
 rel_pkg rmc 1.0 '' usr/share/rmc/own usr/share/rmc/sub/x usr/share/shared/f
 rel_pkg rma 1.0 $'Conflicts: rmc\nReplaces: rmc' usr/share/rma/own usr/share/shared/f
 rel_pkg rmdep 1.0 'Depends: rmc' usr/share/rmdep/own
+# interested in rmc's files: their removal in favour of rma activates it
+rel_src rmwatch 1.0 '' usr/share/rmwatch/own
+echo "interest /usr/share/rmc" >"$TESTDIR/src/rmwatch-1.0/DEBIAN/triggers"
+build_deb "$TESTDIR/rmwatch_1.0.deb" "$TESTDIR/src/rmwatch-1.0"
 rel_pkg rmalt 1.0 'Depends: rmc | base' usr/share/rmalt/own
 rel_pkg rmboth 1.0 $'Depends: rmc\nPre-Depends: rmc (>= 0.1), rmc (<< 9)' usr/share/rmboth/own
 rel_pkg rmrev 1.0 'Conflicts: rmb' usr/share/rmrev/own
@@ -143,6 +147,12 @@ assert_grep '^Removing rmc \(1\.0\), to allow configuration of rma \(1\.0\) \.\.
 ! grep -q '^Package: rmc$' "$TESTDIR/case-conflicts-replaces/unpkg/var/lib/dpkg/status" ||
 	check_fail "conflicts-replaces: rmc still in the database"
 rel_case conflicts-replaces-unpack rmc_1.0 --unpack "$TESTDIR/rma_1.0.deb"
+# the removal activates the file triggers of rmc's paths, as dpkg's does:
+# rmwatch waits with the trigger pending (--no-triggers)
+rel_case conflicts-replaces-trigger "rmwatch_1.0 rmc_1.0" --no-triggers --unpack "$TESTDIR/rma_1.0.deb"
+assert_grep '^Triggers-Pending: /usr/share/rmc$' \
+	"$TESTDIR/case-conflicts-replaces-trigger/dpkg/var/lib/dpkg/status" \
+	"conflicts-replaces-trigger: dpkg's record (test outdated?)"
 rel_case conflicts-replaces-reverse rmrev_1.0 -i "$TESTDIR/rmb_1.0.deb"
 [ "$CMP_UNPKG_RC" = 0 ] || check_fail "conflicts-replaces-reverse: unpkg failed"
 rel_case conflicts-replaces-alt "base_1.0 rmc_1.0 rmalt_1.0" -i "$TESTDIR/rma_1.0.deb"
