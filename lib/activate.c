@@ -97,7 +97,8 @@ int activate_path(struct run *r, struct pkg *p, const char *path,
 {
 	struct activation c = { r, p, 1 };
 
-	return unpkg_triggers_interested(r->trig, path, activate_interest, &c, err);
+	return unpkg_triggers_interested(r->trig, path, activate_interest, &c,
+					 err);
 }
 
 /* An "activate" directive of a package being removed: awaited by
@@ -110,7 +111,8 @@ static int activate_removed(void *ctx, int act, const char *name,
 	(void)noawait;
 	if (!act)
 		return 0;
-	return unpkg_triggers_interested(c->r->trig, name, activate_interest, c, err);
+	return unpkg_triggers_interested(c->r->trig, name, activate_interest,
+					 c, err);
 }
 
 int activate_directives_removed(struct run *r, struct pkg *p,

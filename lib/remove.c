@@ -203,9 +203,8 @@ int inst_removal_activate(struct run *r, struct pkg *by,
 		if (paths[i][0] != '\0' &&
 		    !inst_conffile_in(conffiles, paths[i], 0) &&
 		    activate_path(r, by,
-					 unpkg_divert_use(r->divs, paths[i],
-							  d->name),
-					 err) < 0)
+				  unpkg_divert_use(r->divs, paths[i], d->name),
+				  err) < 0)
 			return -1;
 	return 0;
 }

@@ -201,6 +201,18 @@ static const char *named_as(struct run *r, const char *name)
 	return q != NULL ? q->key : name;
 }
 
+/* Is names[i] the first of `names` to name its package? */
+static int first_named(struct run *r, const char *const *names, size_t i)
+{
+	const char *id = named_as(r, names[i]);
+	size_t k;
+
+	for (k = 0; k < i; k++)
+		if (strcmp(named_as(r, names[k]), id) == 0)
+			return 0;
+	return 1;
+}
+
 /* dpkg's line for each package among `names` named more than once, in
  * the order they are first named. */
 static void named_twice(struct run *r, const char *const *names, size_t n)
@@ -210,11 +222,8 @@ static void named_twice(struct run *r, const char *const *names, size_t n)
 	for (i = 0; i < n; i++) {
 		const char *id = named_as(r, names[i]);
 
-		for (k = 0; k < i && strcmp(named_as(r, names[k]), id) != 0;
-		     k++)
-			;
-		if (k < i)
-			continue;	/* named before */
+		if (!first_named(r, names, i))
+			continue;
 		for (k = i + 1; k < n && strcmp(named_as(r, names[k]), id) != 0;
 		     k++)
 			;
@@ -268,12 +277,8 @@ static int select_pkgs(struct run *r, const char *const *names, size_t n,
 		q = unpkg_pkgindex_find_key(r->db, names[i]);
 		if (q == NULL ||
 		    unpkg_db_pkg_state(q) == UNPKG_STATUS_NOT_INSTALLED) {
-			for (k = 0; k < i && !(ignored[k] &&
-					       strcmp(named_as(r, names[k]),
-						      named_as(r, names[i])) == 0);
-			     k++)
-				;
-			ignored[i] = k == i;
+			/* (a name of the same package before is ignored too) */
+			ignored[i] = first_named(r, names, i);
 			continue;
 		}
 		k = r->npkgs;
